@@ -1,0 +1,9 @@
+// Package schema answers, for any field path of a Kubernetes object, how the
+// three-way merge treats it: replace a scalar, merge a map, and replace, merge
+// as a set or merge by key a list. Strategies come from the server's OpenAPI v3
+// (built-in kinds), from a CRD's structural schema (custom resources), and from
+// list keys a user declares for lists a CRD leaves unmarked.
+//
+// The result is a graph of *Node values; a nil *Node is a field the schema does
+// not know, and behaves as in kubectl: maps merge, lists are replaced whole.
+package schema
