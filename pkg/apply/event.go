@@ -1,0 +1,51 @@
+package apply
+
+import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+// Outcome is what happened to one object.
+type Outcome int
+
+const (
+	Failed Outcome = iota
+	Created
+	Configured
+	Unchanged
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Created:
+		return "created"
+	case Configured:
+		return "configured"
+	case Unchanged:
+		return "unchanged"
+	default:
+		return "failed"
+	}
+}
+
+// Event reports the outcome of one object, or a failure to load a file (then
+// Object is nil).
+type Event struct {
+	Object  *Object
+	Outcome Outcome
+	// Result is the object as the server returned it (nil on failure).
+	Result *unstructured.Unstructured
+	// Err is set when Outcome is Failed.
+	Err error
+	// Warnings are messages about the object that did not stop it.
+	Warnings []string
+}
+
+// Summary counts the outcomes of a run.
+type Summary map[Outcome]int
+
+// Summarize counts events by outcome.
+func Summarize(events []Event) Summary {
+	s := Summary{}
+	for _, e := range events {
+		s[e.Outcome]++
+	}
+	return s
+}

@@ -1,0 +1,58 @@
+package apply
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/resource"
+)
+
+// Files says which files to load, as kubectl's -f, -R and -k do.
+type Files struct {
+	Filenames []string
+	Recursive bool
+	Kustomize string
+}
+
+// Load reads every object from the files, without asking the server: mapping
+// waits until CRDs of the same run are established. It returns the objects it
+// could read and, separately, one error per file (or document) it could not;
+// a bad file never hides the good ones.
+func Load(getter genericclioptions.RESTClientGetter, files Files) ([]*Object, []error) {
+	result := resource.NewBuilder(getter).
+		Unstructured().
+		Local().
+		ContinueOnError().
+		FilenameParam(false, &resource.FilenameOptions{
+			Filenames: files.Filenames,
+			Recursive: files.Recursive,
+			Kustomize: files.Kustomize,
+		}).
+		Flatten().
+		Do()
+	infos, err := result.Infos()
+	var objects []*Object
+	for _, info := range infos {
+		u, ok := info.Object.(*unstructured.Unstructured)
+		if !ok {
+			return objects, append(splitErrors(err), fmt.Errorf("%s: unexpected object type %T", info.Source, info.Object))
+		}
+		objects = append(objects, &Object{Source: info.Source, Obj: u})
+	}
+	return objects, splitErrors(err)
+}
+
+// splitErrors flattens the aggregate the resource builder returns.
+func splitErrors(err error) []error {
+	if err == nil {
+		return nil
+	}
+	var agg utilerrors.Aggregate
+	if errors.As(err, &agg) {
+		return utilerrors.Flatten(agg).Errors()
+	}
+	return []error{err}
+}

@@ -1,0 +1,5 @@
+// Package lastapplied reads and writes the last-applied record that kubectl
+// keeps on every object it applies — the annotation
+// kubectl.kubernetes.io/last-applied-configuration — byte for byte as kubectl
+// does, so kubectl and kapply can take turns on the same objects.
+package lastapplied
