@@ -22,6 +22,10 @@ const Annotation = corev1.LastAppliedConfigAnnotation
 func Encode(obj *unstructured.Unstructured) ([]byte, error) {
 	clean := obj.DeepCopy()
 	annotations := clean.GetAnnotations()
+	// kubectl records an empty annotations map when the file has none.
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
 	delete(annotations, Annotation)
 	clean.SetAnnotations(annotations)
 	var buf bytes.Buffer

@@ -6,4 +6,17 @@
 //
 // The result is a graph of *Node values; a nil *Node is a field the schema does
 // not know, and behaves as in kubectl: maps merge, lists are replaced whole.
+//
+// Sources, in order of precedence (see Resolver):
+//
+//   - FromCRD reads a CRD of the current run (Strategic = false);
+//   - ParseOpenAPIV3 reads a server document; (*Document).Kind gives the
+//     strategic-merge-patch reading of a built-in kind (lists by
+//     x-kubernetes-patch-strategy, as the server will patch it), and
+//     (*Document).CustomKind the list-type reading of a custom resource;
+//   - ApplyOverrides lays user-declared merge keys (ParseMergeKey,
+//     LoadMergeKeysFile; docs/merge-keys.md) over custom resources.
+//
+// Graphs are shared and may be cyclic: read them along an object, never
+// change them.
 package schema

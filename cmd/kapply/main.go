@@ -1,0 +1,14 @@
+// Command kapply manages Kubernetes objects declaratively from files, with a
+// three-way merge that also understands custom resources.
+package main
+
+import (
+	"os"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+func main() {
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	os.Exit(exitCode(run(os.Args[1:], streams), streams.ErrOut))
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// run builds the command tree and executes it with args; it never exits.
+func run(args []string, streams genericiooptions.IOStreams) error {
+	root := newRootCommand(streams)
+	root.SetArgs(args)
+	return root.Execute()
+}
+
+// newRootCommand is `kapply`, with kubeconfig flags from cli-runtime shared
+// by every subcommand.
+func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	configFlags := genericclioptions.NewConfigFlags(true)
+	cmd := &cobra.Command{
+		Use:   "kapply",
+		Short: "Declarative management of Kubernetes objects, with a three-way merge that understands custom resources",
+		Long: `kapply keeps Kubernetes objects in step with YAML files, like kubectl apply:
+it creates what is missing and updates what exists with a three-way merge of the
+last-applied configuration, the file and the live object.
+
+Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
+		Example: `  # Apply every object in a directory tree
+  kapply apply -f manifests/ -R
+
+  # Print the client and server versions
+  kapply version`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.SetIn(streams.In)
+	cmd.SetOut(streams.Out)
+	cmd.SetErr(streams.ErrOut)
+	configFlags.AddFlags(cmd.PersistentFlags())
+	cmd.AddCommand(
+		newVersionCommand(configFlags, streams),
+		newApplyCommand(configFlags, streams),
+	)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return withCode(exitError, err)
+	})
+	return cmd
+}

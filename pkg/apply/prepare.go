@@ -1,0 +1,93 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+var (
+	namespaceGK = schema.GroupKind{Kind: "Namespace"}
+	crdGK       = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+)
+
+// ErrNoName reports an object without metadata.name (generateName is not
+// supported by apply, as in kubectl).
+var ErrNoName = errors.New("metadata.name is missing")
+
+// prepare checks the object's name, maps it to its API resource and settles
+// its namespace.
+func (r *runner) prepare(ctx context.Context, o *Object) error {
+	if o.Obj.GetName() == "" {
+		return ErrNoName
+	}
+	mapping, err := r.mapObject(ctx, o)
+	if err != nil {
+		return err
+	}
+	o.Mapping = mapping
+	return r.settleNamespace(o)
+}
+
+// mapObject finds the object's API resource. A kind the server does not
+// serve yet may belong to a CRD this run just established, whose discovery
+// lags a moment behind: the mapper is reset and asked again until Timeout.
+func (r *runner) mapObject(ctx context.Context, o *Object) (*meta.RESTMapping, error) {
+	gvk := o.Obj.GroupVersionKind()
+	mapping, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if !meta.IsNoMatchError(err) {
+		return mapping, err
+	}
+	poll := func(context.Context) (bool, error) {
+		meta.MaybeResetRESTMapper(r.mapper)
+		mapping, err = r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		return !meta.IsNoMatchError(err), nil
+	}
+	if waitErr := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, r.discoveryWait(), true, poll); waitErr != nil {
+		return nil, fmt.Errorf("unknown kind %q in version %q: %w", gvk.Kind, gvk.GroupVersion(), err)
+	}
+	return mapping, err
+}
+
+// discoveryWait is how long an unknown kind is looked up again; short unless
+// the run has CRDs that might serve it.
+func (r *runner) discoveryWait() time.Duration {
+	if r.crdsApplied {
+		return r.timeout()
+	}
+	return time.Millisecond
+}
+
+func (r *runner) timeout() time.Duration {
+	if r.opts.Timeout > 0 {
+		return r.opts.Timeout
+	}
+	return time.Minute
+}
+
+// settleNamespace gives a namespaced object the default namespace when it
+// names none, refuses a contradiction with an explicit -n as kubectl does,
+// and leaves cluster-scoped objects as they are (requests for them carry no
+// namespace; the last-applied record keeps the file's text, as kubectl's does).
+func (r *runner) settleNamespace(o *Object) error {
+	if !namespaced(o) {
+		return nil
+	}
+	ns := o.Obj.GetNamespace()
+	switch {
+	case ns == "":
+		o.Obj.SetNamespace(r.opts.Namespace)
+	case r.opts.EnforceNamespace && ns != r.opts.Namespace:
+		return fmt.Errorf("the namespace from the provided object %q does not match the namespace %q; pass --namespace=%s or remove one of them", ns, r.opts.Namespace, ns)
+	}
+	return nil
+}
+
+func namespaced(o *Object) bool {
+	return o.Mapping.Scope.Name() == meta.RESTScopeNameNamespace
+}
