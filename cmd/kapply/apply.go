@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/schema"
 )
 
 // applyOptions are the flags of `kapply apply`.
@@ -18,6 +19,8 @@ type applyOptions struct {
 	kustomize    string
 	fieldManager string
 	timeout      time.Duration
+	mergeKeys    []string
+	mergeKeyFile string
 }
 
 func newApplyCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -50,12 +53,18 @@ object, and the exit code is 1.`,
 	cmd.Flags().StringVarP(&opts.kustomize, "kustomize", "k", "", "apply the output of this kustomization directory")
 	cmd.Flags().StringVar(&opts.fieldManager, "field-manager", apply.DefaultFieldManager, "name recorded in managedFields for kapply's writes")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", time.Minute, "how long to wait for CRDs of the run to become established")
+	cmd.Flags().StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys: 'KIND[.GROUP][/VERSION]:PATH=KEY[,KEY]' or ':PATH:set' (repeatable; see docs/merge-keys.md)")
+	cmd.Flags().StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
 	return cmd
 }
 
 func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) error {
 	if len(opts.filenames) == 0 && opts.kustomize == "" {
 		return withCode(exitError, fmt.Errorf("must specify one of -f or -k"))
+	}
+	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
+	if err != nil {
+		return withCode(exitError, err)
 	}
 	namespace, enforce, err := getter.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
@@ -67,6 +76,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 		EnforceNamespace: enforce,
 		FieldManager:     opts.fieldManager,
 		Timeout:          opts.timeout,
+		MergeKeys:        mergeKeys,
 	})
 	if err != nil {
 		return withCode(exitError, err)
@@ -75,4 +85,24 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitFailed, nil)
 	}
 	return nil
+}
+
+// parseMergeKeys reads --merge-keys-file, then every --merge-key.
+func parseMergeKeys(flags []string, file string) ([]schema.Override, error) {
+	var overrides []schema.Override
+	if file != "" {
+		fromFile, err := schema.LoadMergeKeysFile(file)
+		if err != nil {
+			return nil, err
+		}
+		overrides = fromFile
+	}
+	for _, f := range flags {
+		o, err := schema.ParseMergeKey(f)
+		if err != nil {
+			return nil, err
+		}
+		overrides = append(overrides, o)
+	}
+	return overrides, nil
 }

@@ -6,10 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
@@ -224,28 +227,84 @@ func errorLineHasAll(stderr string, parts []string) bool {
 	return false
 }
 
-// TestApplyExistingObjectIsRefused: until the merge engine lands, apply must
-// not guess how to update an object; it says so and changes nothing.
-func TestApplyExistingObjectIsRefused(t *testing.T) {
+// TestApplyUpdatesExistingObjects: re-applying is "unchanged"; a changed
+// file is merged into the live object (a key dropped from the file is
+// deleted, a key another writer added is kept); an object created without
+// the annotation is patched with a warning and gets one; a malformed
+// annotation is treated as absent, so nothing is deleted on a guess.
+func TestApplyUpdatesExistingObjects(t *testing.T) {
 	testcluster.Require(t, cluster)
 	ns := cluster.Namespace(t)
-	dir := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: once}\ndata: {v: \"1\"}\n"})
-	if r := kapply(t, "apply", "-f", dir, "-n", ns); r.code != 0 {
-		t.Fatalf("first apply: exit %d: %s", r.code, r.stderr)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: once}\ndata: {v: \"2\"}\n"), 0o644); err != nil {
+	dir := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {a: \"1\", b: \"2\"}\n"})
+	cms := dynClient(t).Resource(configMaps).Namespace(ns)
+	ctx := context.Background()
+
+	mustApply(t, dir, ns, "configmap/cm created\n")
+	mustApply(t, dir, ns, "configmap/cm unchanged\n")
+
+	if _, err := cms.Patch(ctx, "cm", types.MergePatchType, []byte(`{"data":{"c":"other writer"}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r := kapply(t, "apply", "-f", dir, "-n", ns)
-	if r.code != exitFailed || !strings.Contains(r.stderr, "not supported yet") {
-		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	writeFile(t, dir, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {a: \"3\"}\n")
+	mustApply(t, dir, ns, "configmap/cm configured\n")
+	assertData(t, cms, "cm", map[string]any{"a": "3", "c": "other writer"})
+
+	bare := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "bare", "annotations": map[string]any{lastapplied.Annotation: "{not json"}},
+		"data":     map[string]any{"x": "1", "y": "2"}}}
+	if _, err := cms.Create(ctx, bare, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
 	}
-	live, err := dynClient(t).Resource(configMaps).Namespace(ns).Get(context.Background(), "once", metav1.GetOptions{})
+	writeFile(t, dir, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bare}\ndata: {x: \"1\"}\n")
+	r := kapply(t, "apply", "-f", dir, "-n", ns)
+	if r.code != 0 || r.stdout != "configmap/bare configured\n" || !strings.Contains(r.stderr, "treating it as absent") {
+		t.Errorf("malformed annotation: exit %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+	assertData(t, cms, "bare", map[string]any{"x": "1", "y": "2"})
+
+	unannotated := bare.DeepCopy()
+	unannotated.SetName("unannotated")
+	unannotated.SetAnnotations(nil)
+	if _, err := cms.Create(ctx, unannotated, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unannotated}\ndata: {x: \"9\"}\n")
+	r = kapply(t, "apply", "-f", dir, "-n", ns)
+	if r.code != 0 || r.stdout != "configmap/unannotated configured\n" || !strings.Contains(r.stderr, "has no "+lastapplied.Annotation) {
+		t.Errorf("missing annotation: exit %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
+	}
+	live, err := cms.Get(ctx, "unannotated", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := live.Object["data"].(map[string]any)["v"]; v != "1" {
-		t.Errorf("live data.v = %v, want unchanged 1", v)
+	if _, ok := live.GetAnnotations()[lastapplied.Annotation]; !ok {
+		t.Errorf("no last-applied annotation after apply: %v", live.GetAnnotations())
+	}
+}
+
+func mustApply(t *testing.T, dir, ns, wantStdout string) {
+	t.Helper()
+	r := kapply(t, "apply", "-f", dir, "-n", ns)
+	if r.code != 0 || r.stdout != wantStdout {
+		t.Fatalf("exit %d\nstdout %q, want %q\nstderr %s", r.code, r.stdout, wantStdout, r.stderr)
+	}
+}
+
+func writeFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func assertData(t *testing.T, client dynamic.ResourceInterface, name string, want map[string]any) {
+	t.Helper()
+	live, err := client.Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := live.Object["data"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("%s data = %v, want %v", name, got, want)
 	}
 }
 

@@ -1,6 +1,10 @@
 package apply
 
-import "time"
+import (
+	"time"
+
+	"github.com/kapply/kapply/pkg/schema"
+)
 
 // Options configure one run of apply.
 type Options struct {
@@ -14,6 +18,8 @@ type Options struct {
 	FieldManager string
 	// Timeout bounds the wait for CRDs of the run to become established.
 	Timeout time.Duration
+	// MergeKeys are user-declared keys for lists the schemas leave atomic.
+	MergeKeys []schema.Override
 }
 
 // DefaultFieldManager is the field manager kapply's writes are recorded under.

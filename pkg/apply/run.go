@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kapply/kapply/pkg/schema"
 )
 
 // runner holds what one run talks to the cluster with.
@@ -14,6 +16,7 @@ type runner struct {
 	opts    Options
 	dynamic dynamic.Interface
 	mapper  meta.RESTMapper
+	schemas *schema.Resolver
 	// crdsApplied is set once the run has applied CRDs, whose kinds may
 	// take a moment to appear in discovery.
 	crdsApplied bool
@@ -49,16 +52,25 @@ func newRunner(getter genericclioptions.RESTClientGetter, opts Options) (*runner
 	if err != nil {
 		return nil, fmt.Errorf("creating REST mapper: %w", err)
 	}
+	dc, err := getter.ToDiscoveryClient()
+	if err != nil {
+		return nil, fmt.Errorf("creating discovery client: %w", err)
+	}
+	schemas, err := newResolver(dc, opts.MergeKeys)
+	if err != nil {
+		return nil, err
+	}
 	if opts.FieldManager == "" {
 		opts.FieldManager = DefaultFieldManager
 	}
-	return &runner{opts: opts, dynamic: dyn, mapper: mapper}, nil
+	return &runner{opts: opts, dynamic: dyn, mapper: mapper, schemas: schemas}, nil
 }
 
 // applyAll applies the objects phase by phase (see phases) and returns their
 // events in input order.
 func (r *runner) applyAll(ctx context.Context, objects []*Object) []Event {
 	events := make([]Event, len(objects))
+	unreadableCRDs := addCRDs(r.schemas, objects)
 	for _, phase := range phases(objects) {
 		for _, i := range phase.indexes {
 			events[i] = r.applyOne(ctx, objects[i])
@@ -66,6 +78,9 @@ func (r *runner) applyAll(ctx context.Context, objects []*Object) []Event {
 		if phase.crds {
 			r.awaitCRDs(ctx, objects, phase.indexes, events)
 		}
+	}
+	for i, err := range unreadableCRDs {
+		events[i].Warnings = append(events[i].Warnings, fmt.Sprintf("%s: %v", objects[i].Ref(), err))
 	}
 	return events
 }

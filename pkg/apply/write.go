@@ -2,7 +2,6 @@ package apply
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,10 +12,6 @@ import (
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
 
-// ErrUpdateUnsupported is returned for objects that exist already, until the
-// three-way merge engine is wired in: apply must not guess how to update.
-var ErrUpdateUnsupported = errors.New("the object exists; updating existing objects is not supported yet")
-
 // resource is the client for the object's resource and namespace.
 func (r *runner) resource(o *Object) dynamic.ResourceInterface {
 	client := r.dynamic.Resource(o.Mapping.Resource)
@@ -26,18 +21,18 @@ func (r *runner) resource(o *Object) dynamic.ResourceInterface {
 	return client
 }
 
-// createOrUpdate reads the live object and creates the object when it is
-// missing.
+// createOrUpdate reads the live object, creates the object when it is
+// missing and merges the file into it otherwise.
 func (r *runner) createOrUpdate(ctx context.Context, o *Object) Event {
 	client := r.resource(o)
-	_, err := client.Get(ctx, o.Obj.GetName(), metav1.GetOptions{})
+	live, err := client.Get(ctx, o.Obj.GetName(), metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return r.create(ctx, client, o)
 	case err != nil:
 		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)}
 	default:
-		return Event{Object: o, Outcome: Failed, Err: ErrUpdateUnsupported}
+		return r.update(ctx, client, o, live)
 	}
 }
 

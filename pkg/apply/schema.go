@@ -1,0 +1,92 @@
+package apply
+
+import (
+	"fmt"
+	"sync"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/openapi"
+
+	"github.com/kapply/kapply/pkg/schema"
+)
+
+// builtinScheme knows every kind the API server serves from Go types and so
+// patches with a strategic merge patch: client-go's kinds and the CRD kind.
+// Recognizing a kind this way is kubectl's test for "strategic merge patch or
+// JSON merge patch".
+func builtinScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{scheme.AddToScheme, apiextensionsv1.AddToScheme} {
+		if err := add(s); err != nil {
+			return nil, fmt.Errorf("building the scheme of built-in kinds: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// newResolver gives the run one schema resolver over the server's OpenAPI v3,
+// which the cached discovery client of cli-runtime keeps on disk keyed by the
+// hash the server publishes.
+func newResolver(dc discovery.CachedDiscoveryInterface, overrides []schema.Override) (*schema.Resolver, error) {
+	builtins, err := builtinScheme()
+	if err != nil {
+		return nil, err
+	}
+	return schema.NewResolver(schema.ResolverConfig{
+		Source:    &openAPISource{client: dc.OpenAPIV3()},
+		IsBuiltin: builtins.Recognizes,
+		Overrides: overrides,
+	}), nil
+}
+
+// openAPISource adapts client-go's OpenAPI v3 client to schema.Source.
+type openAPISource struct {
+	client openapi.Client
+	once   sync.Once
+	paths  map[string]openapi.GroupVersion
+	err    error
+}
+
+func (s *openAPISource) OpenAPIV3(gv k8sschema.GroupVersion) ([]byte, error) {
+	s.once.Do(func() { s.paths, s.err = s.client.Paths() })
+	if s.err != nil {
+		return nil, fmt.Errorf("listing OpenAPI v3 documents: %w", s.err)
+	}
+	path := "apis/" + gv.Group + "/" + gv.Version
+	if gv.Group == "" {
+		path = "api/" + gv.Version
+	}
+	doc, ok := s.paths[path]
+	if !ok {
+		return nil, &schema.NotFoundError{GVK: gv.WithKind("")}
+	}
+	data, err := doc.Schema(runtime.ContentTypeJSON)
+	if err != nil {
+		return nil, fmt.Errorf("fetching OpenAPI v3 document %s: %w", path, err)
+	}
+	return data, nil
+}
+
+// addCRDs tells the resolver about the CRDs of the run, so their custom
+// resources merge by the CRD's schema even before the server serves it. It
+// returns, by object index, the CRDs it could not read (their custom
+// resources then use the server's schema).
+func addCRDs(r *schema.Resolver, objects []*Object) map[int]error {
+	errs := map[int]error{}
+	for i, o := range objects {
+		if o.Obj.GroupVersionKind().GroupKind() != crdGK {
+			continue
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Obj.Object, crd); err != nil {
+			errs[i] = fmt.Errorf("reading the CRD's schema from the file: %w", err)
+			continue
+		}
+		r.AddCRD(crd)
+	}
+	return errs
+}

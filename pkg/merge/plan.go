@@ -1,0 +1,117 @@
+package merge
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kapply/kapply/pkg/schema"
+)
+
+// Plan is the outcome of a three-way merge: what the live object becomes,
+// the patch that gets it there, and why each field changes.
+type Plan struct {
+	// Merged is what the live object becomes. It shares no memory with the
+	// inputs.
+	Merged map[string]any
+	// Patch turns the live object into Merged on the server.
+	Patch Patch
+	// Changes lists every leaf that differs between live and Merged, plus
+	// the live-only subtrees that survive (KeptUnmanaged), in a stable order.
+	Changes []Change
+	// Warnings are situations the user should know about, such as lists
+	// whose merge keys are ambiguous.
+	Warnings []Warning
+
+	empty bool
+}
+
+// Patch is a request body for the server.
+type Patch struct {
+	Type types.PatchType
+	Data []byte
+}
+
+// Empty reports whether nothing changes: the caller sends no request.
+func (p *Plan) Empty() bool { return p.empty }
+
+// Warning is a remark about one field.
+type Warning struct {
+	Path    Path
+	Message string
+}
+
+// String prints the path and the message.
+func (w Warning) String() string { return fmt.Sprintf("%s: %s", w.Path, w.Message) }
+
+// ThreeWay merges file into live, deleting what lastApplied (nil when
+// absent) had and file no longer has, under the schema of the object's kind
+// (nil or a nil Root: everything unknown). It never modifies its inputs.
+func ThreeWay(lastApplied, file, live map[string]any, kind *schema.Kind) (*Plan, error) {
+	root, strategic := kindRoot(kind)
+	m := &merger{strategic: strategic}
+	merged, err := m.mergeObject(nil, lastApplied, orEmpty(file), live, root)
+	if err != nil {
+		return nil, fmt.Errorf("merging the file into the live object: %w", err)
+	}
+	plan := &Plan{Merged: merged, Warnings: m.warnings}
+	if err := plan.setPatch(live, root, strategic); err != nil {
+		return nil, err
+	}
+	plan.Changes = explain(lastApplied, file, live, merged, root)
+	return plan, nil
+}
+
+func kindRoot(kind *schema.Kind) (*schema.Node, bool) {
+	if kind == nil {
+		return nil, false
+	}
+	return kind.Root, kind.Strategic
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// setPatch builds the patch for the kind's patch type, guards it with the
+// live resourceVersion when it replaces a list whole, and encodes it.
+func (p *Plan) setPatch(live map[string]any, root *schema.Node, strategic bool) error {
+	body, guard := mergePatch(live, p.Merged, root)
+	p.Patch.Type = types.MergePatchType
+	if strategic {
+		body, guard = strategicPatch(live, p.Merged, root)
+		p.Patch.Type = types.StrategicMergePatchType
+	}
+	p.empty = len(body) == 0
+	if guard && !p.empty {
+		p.guardWithResourceVersion(body, live)
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("encoding the patch: %w", err)
+	}
+	p.Patch.Data = data
+	return nil
+}
+
+// guardWithResourceVersion makes the server reject the patch with 409 if
+// the object changed since it was read: the patch replaces a list computed
+// from that read, and would otherwise drop a concurrent writer's elements.
+func (p *Plan) guardWithResourceVersion(body, live map[string]any) {
+	rv, _ := asMap(live["metadata"])["resourceVersion"].(string)
+	md, isMap := body["metadata"].(map[string]any)
+	if _, present := body["metadata"]; !present {
+		md, isMap = map[string]any{}, true
+		body["metadata"] = md
+	}
+	if rv == "" || !isMap {
+		p.Warnings = append(p.Warnings, Warning{Path: Path{{Field: "metadata"}, {Field: "resourceVersion"}},
+			Message: "the patch replaces a list whole but cannot carry the live resourceVersion; a concurrent change to that list may be lost"})
+		return
+	}
+	md["resourceVersion"] = rv
+}

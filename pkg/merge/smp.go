@@ -1,0 +1,185 @@
+package merge
+
+import (
+	"slices"
+
+	"github.com/kapply/kapply/pkg/schema"
+)
+
+// Strategic merge patch directives.
+const (
+	directiveKey     = "$patch"
+	retainKeysKey    = "$retainKeys"
+	setOrderPrefix   = "$setElementOrder/"
+	deleteFromPrefix = "$deleteFromPrimitiveList/"
+)
+
+// strategicPatch returns the strategic merge patch that turns live into
+// merged, and whether it replaces a list whole (then it must be guarded by
+// resourceVersion). It is the difference between the two objects, not a
+// replay of kubectl's algorithm, so it carries only what changes.
+func strategicPatch(live, merged map[string]any, root *schema.Node) (map[string]any, bool) {
+	b := &smpBuilder{}
+	return b.object(live, merged, root), b.replaced
+}
+
+type smpBuilder struct {
+	replaced bool
+}
+
+// object diffs two maps. Fields live has and merged lacks become null, or,
+// for a retainKeys object, are cleared by listing the fields to keep.
+func (b *smpBuilder) object(c, m map[string]any, n *schema.Node) map[string]any {
+	p := map[string]any{}
+	retain := n != nil && n.RetainKeys
+	for k := range c {
+		_, kept := m[k]
+		switch {
+		case !kept && retain:
+			p[retainKeysKey] = sortedKeyList(m)
+		case !kept:
+			p[k] = nil
+		}
+	}
+	for k, mv := range m {
+		cv, inC := c[k]
+		if !inC {
+			p[k] = mv
+			continue
+		}
+		b.field(p, k, cv, mv, n.Field(k))
+	}
+	return p
+}
+
+func (b *smpBuilder) field(p map[string]any, k string, cv, mv any, n *schema.Node) {
+	cm, cIsMap := cv.(map[string]any)
+	mm, mIsMap := mv.(map[string]any)
+	cl, cIsList := cv.([]any)
+	ml, mIsList := mv.([]any)
+	switch {
+	case cIsMap && mIsMap:
+		if sub := b.object(cm, mm, n); len(sub) > 0 {
+			p[k] = sub
+		}
+	case cIsList && mIsList:
+		b.list(p, k, cl, ml, n)
+	case !equal(cv, mv):
+		p[k] = mv
+	}
+}
+
+// list diffs a list by its strategy; atomic lists are sent whole.
+func (b *smpBuilder) list(p map[string]any, k string, cl, ml []any, n *schema.Node) {
+	if equal(cl, ml) {
+		return
+	}
+	switch listKind(n) {
+	case schema.Set:
+		setListPatch(p, k, cl, ml)
+	case schema.Map:
+		b.keyedList(p, k, cl, ml, n)
+	default:
+		p[k] = ml
+	}
+}
+
+// setListPatch adds and deletes primitive values and sets the merged order.
+func setListPatch(p map[string]any, k string, cl, ml []any) {
+	cItems, mItems := scalarItems(cl), scalarItems(ml)
+	inC, inM := keySet(cItems), keySet(mItems)
+	var adds, dels []any
+	for _, it := range mItems {
+		if !inC[it.key] {
+			adds = append(adds, it.val)
+		}
+	}
+	for _, it := range dedupe(cItems) {
+		if !inM[it.key] {
+			dels = append(dels, it.val)
+		}
+	}
+	setIfAny(p, k, adds)
+	setIfAny(p, deleteFromPrefix+k, dels)
+	setIfAny(p, setOrderPrefix+k, ml)
+}
+
+// keyedList patches changed elements, adds new ones, deletes dropped ones
+// and sets the order to the merged order. The order list names every merged
+// element, so the server places none by its own live order. A list with a
+// duplicate key, live or merged, cannot be patched element-wise: it is
+// replaced whole.
+func (b *smpBuilder) keyedList(p map[string]any, k string, cl, ml []any, n *schema.Node) {
+	ck, cOK := keyedOrNil(cl, n.Keys)
+	mk, mOK := keyedOrNil(ml, n.Keys)
+	if !cOK || !mOK || hasDuplicate(ck) || hasDuplicate(mk) {
+		b.replaced = true
+		p[k] = append(slices.Clone(ml), map[string]any{directiveKey: "replace"})
+		return
+	}
+	cIdx, inM := index(ck), keyedSet(mk)
+	var items []any
+	order := make([]any, len(mk))
+	for i, me := range mk {
+		order[i] = keyFields(me.m, n.Keys)
+		if ci, inC := cIdx[me.key]; !inC {
+			items = append(items, me.m)
+		} else if sub := b.object(ck[ci].m, me.m, n.Item()); len(sub) > 0 {
+			items = append(items, withKeys(sub, me.m, n.Keys))
+		}
+	}
+	for _, ce := range ck {
+		if !inM[ce.key] {
+			items = append(items, withKeys(map[string]any{directiveKey: "delete"}, ce.m, n.Keys))
+		}
+	}
+	setIfAny(p, k, items)
+	setIfAny(p, setOrderPrefix+k, order)
+}
+
+// keyedOrNil keys a list; ok is false when an element is not keyable.
+func keyedOrNil(list []any, keys []string) ([]keyed, bool) {
+	ks, err := keyedElems(Live, nil, keys, list)
+	return ks, err == nil
+}
+
+func hasDuplicate(ks []keyed) bool {
+	return len(index(ks)) != len(ks)
+}
+
+func keyFields(e map[string]any, keys []string) map[string]any {
+	return withKeys(make(map[string]any, len(keys)), e, keys)
+}
+
+func withKeys(dst, src map[string]any, keys []string) map[string]any {
+	for _, k := range keys {
+		dst[k] = src[k]
+	}
+	return dst
+}
+
+// scalarItems keys primitive values; merged and live sets were checked.
+func scalarItems(list []any) []item {
+	out := make([]item, 0, len(list))
+	for _, v := range list {
+		if k, ok := scalarKey(v); ok {
+			out = append(out, item{key: k, val: v})
+		}
+	}
+	return out
+}
+
+func setIfAny(p map[string]any, k string, list []any) {
+	if len(list) > 0 {
+		p[k] = list
+	}
+}
+
+func sortedKeyList(m map[string]any) []any {
+	keys := sortedKeys(m)
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		out[i] = k
+	}
+	return out
+}
