@@ -17,10 +17,14 @@ type applyOptions struct {
 	filenames    []string
 	recursive    bool
 	kustomize    string
+	selector     string
 	fieldManager string
 	timeout      time.Duration
 	mergeKeys    []string
 	mergeKeyFile string
+	parallel     int
+	dryRun       string
+	output       string
 }
 
 func newApplyCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -29,62 +33,116 @@ func newApplyCommand(getter *genericclioptions.ConfigFlags, streams genericioopt
 		Use:   "apply (-f FILENAME | -k DIRECTORY)",
 		Short: "Create or update objects from files, with a three-way merge",
 		Long: `Apply the objects in the files to the cluster: objects that do not exist are
-created, with the last-applied configuration recorded exactly as kubectl records it.
-Namespaces and CustomResourceDefinitions are applied first, and custom resources of
-a CRD in the same run wait until it is established.
+created, objects that exist are updated with a three-way merge of the last-applied
+configuration, the file and the live object. The last-applied configuration is
+recorded exactly as kubectl records it.
+
+Namespaces and CustomResourceDefinitions are applied first; custom resources of a
+CRD in the same run wait until it is established. Everything else is applied
+concurrently (--parallel). Lists of custom resources merge by the CRD's
+x-kubernetes-list-map-keys, or by keys you declare (--merge-key, see
+docs/merge-keys.md), where kubectl replaces them whole.
 
 One bad object never stops the others: every failure is printed with its file and
-object, and the exit code is 1.`,
+object, and the exit code is 1. A summary line goes to stderr.`,
 		Example: `  # Apply one file
   kapply apply -f deployment.yaml
 
   # Apply a directory tree into a namespace
   kapply apply -f manifests/ -R -n staging
 
-  # Apply a kustomization
-  kapply apply -k overlays/prod`,
+  # Apply a kustomization, or objects from stdin
+  kapply apply -k overlays/prod
+  cat objects.yaml | kapply apply -f -
+
+  # See what would happen, computed locally or by the server's dry run
+  kapply apply -f manifests/ -R --dry-run=client
+  kapply apply -f manifests/ -R --dry-run=server -o yaml
+
+  # Merge the rules of a custom resource by name, where its CRD has no list markers
+  kapply apply -f widgets/ --merge-key 'Widget.example.com:spec.rules=name'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runApply(cmd, getter, streams, opts)
 		},
 	}
-	cmd.Flags().StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to apply (repeatable; - for stdin)")
-	cmd.Flags().BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
-	cmd.Flags().StringVarP(&opts.kustomize, "kustomize", "k", "", "apply the output of this kustomization directory")
-	cmd.Flags().StringVar(&opts.fieldManager, "field-manager", apply.DefaultFieldManager, "name recorded in managedFields for kapply's writes")
-	cmd.Flags().DurationVar(&opts.timeout, "timeout", time.Minute, "how long to wait for CRDs of the run to become established")
-	cmd.Flags().StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys: 'KIND[.GROUP][/VERSION]:PATH=KEY[,KEY]' or ':PATH:set' (repeatable; see docs/merge-keys.md)")
-	cmd.Flags().StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
+	flags := cmd.Flags()
+	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to apply (repeatable; - for stdin)")
+	flags.BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
+	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "apply the output of this kustomization directory")
+	flags.StringVarP(&opts.selector, "selector", "l", "", "apply only the objects whose labels match this selector (e.g. -l app=web)")
+	flags.StringVar(&opts.fieldManager, "field-manager", apply.DefaultFieldManager, "name recorded in managedFields for kapply's writes")
+	flags.DurationVar(&opts.timeout, "timeout", time.Minute, "how long to wait for CRDs of the run to become established")
+	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys: 'KIND[.GROUP][/VERSION]:PATH=KEY[,KEY]' or ':PATH:set' (repeatable; see docs/merge-keys.md)")
+	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
+	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to apply at once")
+	flags.StringVar(&opts.dryRun, "dry-run", "none", `"none", "client" (compute every change locally, send nothing) or "server" (the server's dry run: admission and defaulting show, nothing is stored)`)
+	flags.StringVarP(&opts.output, "output", "o", "", `print "name", "yaml" or "json" of what was applied instead of the kubectl-style lines`)
 	return cmd
 }
 
 func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) error {
-	if len(opts.filenames) == 0 && opts.kustomize == "" {
-		return withCode(exitError, fmt.Errorf("must specify one of -f or -k"))
-	}
-	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
+	runOpts, printer, err := opts.toRun(getter)
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	bar := newProgress(streams.ErrOut)
+	runOpts.Progress = bar.update
+	events, err := apply.Run(cmd.Context(), getter, runOpts)
+	bar.finish()
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if failed := printer.print(streams, events); failed > 0 {
+		return withCode(exitFailed, nil)
+	}
+	return nil
+}
+
+// toRun checks the flags and turns them into the run's options and printer.
+func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Options, *eventPrinter, error) {
+	if len(opts.filenames) == 0 && opts.kustomize == "" {
+		return apply.Options{}, nil, fmt.Errorf("must specify one of -f or -k")
+	}
+	dryRun, err := parseDryRun(opts.dryRun)
+	if err != nil {
+		return apply.Options{}, nil, err
+	}
+	printer, err := newEventPrinter(opts.output, dryRun)
+	if err != nil {
+		return apply.Options{}, nil, err
+	}
+	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
+	if err != nil {
+		return apply.Options{}, nil, err
+	}
 	namespace, enforce, err := getter.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("reading the namespace from kubeconfig: %w", err))
+		return apply.Options{}, nil, fmt.Errorf("reading the namespace from kubeconfig: %w", err)
 	}
-	events, err := apply.Run(cmd.Context(), getter, apply.Options{
+	return apply.Options{
 		Files:            apply.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize},
+		Selector:         opts.selector,
 		Namespace:        namespace,
 		EnforceNamespace: enforce,
 		FieldManager:     opts.fieldManager,
 		Timeout:          opts.timeout,
 		MergeKeys:        mergeKeys,
-	})
-	if err != nil {
-		return withCode(exitError, err)
+		Parallel:         opts.parallel,
+		DryRun:           dryRun,
+	}, printer, nil
+}
+
+func parseDryRun(s string) (apply.DryRun, error) {
+	switch s {
+	case "none", "":
+		return apply.NoDryRun, nil
+	case "client":
+		return apply.ClientDryRun, nil
+	case "server":
+		return apply.ServerDryRun, nil
 	}
-	if printEvents(streams, events) > 0 {
-		return withCode(exitFailed, nil)
-	}
-	return nil
+	return apply.NoDryRun, fmt.Errorf(`--dry-run must be "none", "client" or "server", not %q`, s)
 }
 
 // parseMergeKeys reads --merge-keys-file, then every --merge-key.

@@ -2,30 +2,101 @@ package main
 
 import (
 	"fmt"
+	"io"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kapply/kapply/pkg/apply"
 )
 
-// printEvents prints kubectl-style lines (`configmap/foo created`) on stdout
-// and failures on stderr; it returns the number of failures.
-func printEvents(streams genericiooptions.IOStreams, events []apply.Event) int {
-	failed := 0
+// eventPrinter prints a run's events as kubectl does: a line per object
+// (`configmap/foo created`), or the objects themselves with -o.
+type eventPrinter struct {
+	output string
+	// suffix marks dry runs, in kubectl's words.
+	suffix string
+}
+
+func newEventPrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) {
+	switch output {
+	case "", "name", "yaml", "json":
+	default:
+		return nil, fmt.Errorf(`--output must be "name", "yaml" or "json", not %q`, output)
+	}
+	p := &eventPrinter{output: output}
+	switch dryRun {
+	case apply.ClientDryRun:
+		p.suffix = " (dry run)"
+	case apply.ServerDryRun:
+		p.suffix = " (server dry run)"
+	}
+	return p, nil
+}
+
+// print writes the events and returns how many failed. Failures and warnings
+// go to stderr; with the default output, so does the summary line, keeping
+// stdout what kubectl would print.
+func (p *eventPrinter) print(streams genericiooptions.IOStreams, events []apply.Event) int {
+	var results []runtime.Object
 	for _, ev := range events {
-		for _, w := range ev.Warnings {
-			fmt.Fprintf(streams.ErrOut, "Warning: %s\n", w)
-		}
-		if ev.Outcome == apply.Failed {
-			failed++
+		printWarnings(streams.ErrOut, ev)
+		switch {
+		case ev.Outcome == apply.Failed:
 			fmt.Fprintf(streams.ErrOut, "error: %v\n", ev.Err)
-			continue
-		}
-		printer := printers.NamePrinter{Operation: ev.Outcome.String()}
-		if err := printer.PrintObj(ev.Object.Obj, streams.Out); err != nil {
-			fmt.Fprintf(streams.ErrOut, "error: printing %s: %v\n", ev.Object.Ref(), err)
+		case p.output == "yaml" || p.output == "json":
+			results = append(results, ev.Result)
+		default:
+			p.printLine(streams, ev)
 		}
 	}
-	return failed
+	if err := p.printObjects(streams.Out, results); err != nil {
+		fmt.Fprintf(streams.ErrOut, "error: printing objects: %v\n", err)
+	}
+	summary := apply.Summarize(events)
+	if p.output == "" {
+		fmt.Fprintf(streams.ErrOut, "%d created, %d configured, %d unchanged, %d failed%s\n",
+			summary[apply.Created], summary[apply.Configured], summary[apply.Unchanged], summary[apply.Failed], p.suffix)
+	}
+	return summary[apply.Failed]
+}
+
+func printWarnings(w io.Writer, ev apply.Event) {
+	for _, warning := range ev.Warnings {
+		fmt.Fprintf(w, "Warning: %s\n", warning)
+	}
+}
+
+func (p *eventPrinter) printLine(streams genericiooptions.IOStreams, ev apply.Event) {
+	printer := printers.NamePrinter{}
+	if p.output == "" {
+		printer.Operation = ev.Outcome.String() + p.suffix
+	}
+	if err := printer.PrintObj(ev.Object.Obj, streams.Out); err != nil {
+		fmt.Fprintf(streams.ErrOut, "error: printing %s: %v\n", ev.Object.Ref(), err)
+	}
+}
+
+// printObjects prints one object as it is, several as a List, as kubectl
+// apply -o yaml|json does.
+func (p *eventPrinter) printObjects(w io.Writer, objs []runtime.Object) error {
+	if len(objs) == 0 {
+		return nil
+	}
+	var printer printers.ResourcePrinter = &printers.JSONPrinter{}
+	if p.output == "yaml" {
+		printer = &printers.YAMLPrinter{}
+	}
+	if len(objs) == 1 {
+		return printer.PrintObj(objs[0], w)
+	}
+	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{}}}
+	for _, obj := range objs {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			list.Items = append(list.Items, *u)
+		}
+	}
+	return printer.PrintObj(list, w)
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
 )
 
 // run builds the command tree and executes it with args; it never exits.
@@ -13,10 +14,22 @@ func run(args []string, streams genericiooptions.IOStreams) error {
 	return root.Execute()
 }
 
+// rootOptions are the flags every command shares, beside cli-runtime's.
+type rootOptions struct {
+	qps   float32
+	burst int
+}
+
 // newRootCommand is `kapply`, with kubeconfig flags from cli-runtime shared
 // by every subcommand.
 func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true)
+	var opts rootOptions
+	// Read when a command builds its client, after flags are parsed.
+	configFlags.WrapConfigFn = func(cfg *rest.Config) *rest.Config {
+		cfg.QPS, cfg.Burst = opts.qps, opts.burst
+		return cfg
+	}
 	cmd := &cobra.Command{
 		Use:   "kapply",
 		Short: "Declarative management of Kubernetes objects, with a three-way merge that understands custom resources",
@@ -37,6 +50,8 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	configFlags.AddFlags(cmd.PersistentFlags())
+	cmd.PersistentFlags().Float32Var(&opts.qps, "qps", 500, "requests per second the client may send to the API server")
+	cmd.PersistentFlags().IntVar(&opts.burst, "burst", 1000, "requests the client may send at once above --qps")
 	cmd.AddCommand(
 		newVersionCommand(configFlags, streams),
 		newApplyCommand(configFlags, streams),

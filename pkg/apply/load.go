@@ -21,11 +21,15 @@ type Files struct {
 // waits until CRDs of the same run are established. It returns the objects it
 // could read and, separately, one error per file (or document) it could not;
 // a bad file never hides the good ones.
-func Load(getter genericclioptions.RESTClientGetter, files Files) ([]*Object, []error) {
-	result := resource.NewBuilder(getter).
+func Load(getter genericclioptions.RESTClientGetter, files Files, selector string) ([]*Object, []error) {
+	builder := resource.NewBuilder(getter).
 		Unstructured().
 		Local().
-		ContinueOnError().
+		ContinueOnError()
+	if selector != "" {
+		builder = builder.LabelSelectorParam(selector)
+	}
+	result := builder.
 		FilenameParam(false, &resource.FilenameOptions{
 			Filenames: files.Filenames,
 			Recursive: files.Recursive,

@@ -6,9 +6,24 @@ import (
 	"github.com/kapply/kapply/pkg/schema"
 )
 
+// DryRun says whether and where a run only pretends to write.
+type DryRun int
+
+const (
+	// NoDryRun writes to the cluster.
+	NoDryRun DryRun = iota
+	// ClientDryRun computes every plan locally and sends no write.
+	ClientDryRun
+	// ServerDryRun sends every write with dryRun=All, so admission and
+	// defaulting show, and nothing is persisted.
+	ServerDryRun
+)
+
 // Options configure one run of apply.
 type Options struct {
 	Files Files
+	// Selector keeps only the objects whose labels match (kubectl's -l).
+	Selector string
 	// Namespace is given to namespaced objects that name none.
 	Namespace string
 	// EnforceNamespace makes an object in another namespace an error, as
@@ -20,7 +35,30 @@ type Options struct {
 	Timeout time.Duration
 	// MergeKeys are user-declared keys for lists the schemas leave atomic.
 	MergeKeys []schema.Override
+	// Parallel bounds how many objects are applied at once (default 16).
+	Parallel int
+	DryRun   DryRun
+	// Progress, when set, is called after each object with the number of
+	// objects done and the total.
+	Progress func(done, total int)
 }
 
-// DefaultFieldManager is the field manager kapply's writes are recorded under.
-const DefaultFieldManager = "kapply"
+const (
+	// DefaultFieldManager is the field manager kapply's writes are recorded under.
+	DefaultFieldManager = "kapply"
+	// DefaultParallel is how many objects a run applies at once.
+	DefaultParallel = 16
+)
+
+func (o Options) withDefaults() Options {
+	if o.FieldManager == "" {
+		o.FieldManager = DefaultFieldManager
+	}
+	if o.Parallel < 1 {
+		o.Parallel = DefaultParallel
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = time.Minute
+	}
+	return o
+}

@@ -43,6 +43,9 @@ func (r *runner) mapObject(ctx context.Context, o *Object) (*meta.RESTMapping, e
 	if !meta.IsNoMatchError(err) {
 		return mapping, err
 	}
+	if fromRun, ok := r.crds.mapping(gvk); ok && r.opts.DryRun != NoDryRun {
+		return fromRun, nil
+	}
 	poll := func(context.Context) (bool, error) {
 		meta.MaybeResetRESTMapper(r.mapper)
 		mapping, err = r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
@@ -63,12 +66,7 @@ func (r *runner) discoveryWait() time.Duration {
 	return time.Millisecond
 }
 
-func (r *runner) timeout() time.Duration {
-	if r.opts.Timeout > 0 {
-		return r.opts.Timeout
-	}
-	return time.Minute
-}
+func (r *runner) timeout() time.Duration { return r.opts.Timeout }
 
 // settleNamespace gives a namespaced object the default namespace when it
 // names none, refuses a contradiction with an explicit -n as kubectl does,

@@ -3,6 +3,8 @@ package apply
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -17,9 +19,13 @@ type runner struct {
 	dynamic dynamic.Interface
 	mapper  meta.RESTMapper
 	schemas *schema.Resolver
+	// crds are the run's CRDs by group-kind, to map their custom resources
+	// in a client dry run, where the CRDs never reach the server.
+	crds crdIndex
 	// crdsApplied is set once the run has applied CRDs, whose kinds may
 	// take a moment to appear in discovery.
 	crdsApplied bool
+	done        atomic.Int64
 }
 
 // Run applies every object in opts.Files and returns one event per object,
@@ -27,11 +33,11 @@ type runner struct {
 // loaded. The error is only for failures that stop the whole run (no
 // cluster configuration); per-object failures are events.
 func Run(ctx context.Context, getter genericclioptions.RESTClientGetter, opts Options) ([]Event, error) {
-	r, err := newRunner(getter, opts)
+	r, err := newRunner(getter, opts.withDefaults())
 	if err != nil {
 		return nil, err
 	}
-	objects, loadErrs := Load(getter, opts.Files)
+	objects, loadErrs := Load(getter, opts.Files, opts.Selector)
 	events := r.applyAll(ctx, objects)
 	for _, err := range loadErrs {
 		events = append(events, Event{Outcome: Failed, Err: err})
@@ -60,9 +66,6 @@ func newRunner(getter genericclioptions.RESTClientGetter, opts Options) (*runner
 	if err != nil {
 		return nil, err
 	}
-	if opts.FieldManager == "" {
-		opts.FieldManager = DefaultFieldManager
-	}
 	return &runner{opts: opts, dynamic: dyn, mapper: mapper, schemas: schemas}, nil
 }
 
@@ -70,12 +73,10 @@ func newRunner(getter genericclioptions.RESTClientGetter, opts Options) (*runner
 // events in input order.
 func (r *runner) applyAll(ctx context.Context, objects []*Object) []Event {
 	events := make([]Event, len(objects))
-	unreadableCRDs := addCRDs(r.schemas, objects)
+	unreadableCRDs := r.indexCRDs(objects)
 	for _, phase := range phases(objects) {
-		for _, i := range phase.indexes {
-			events[i] = r.applyOne(ctx, objects[i])
-		}
-		if phase.crds {
+		r.applyPhase(ctx, objects, phase.indexes, events)
+		if phase.crds && r.opts.DryRun == NoDryRun {
 			r.awaitCRDs(ctx, objects, phase.indexes, events)
 		}
 	}
@@ -85,12 +86,50 @@ func (r *runner) applyAll(ctx context.Context, objects []*Object) []Event {
 	return events
 }
 
-// applyOne prepares one object (name, mapping, namespace) and applies it.
-func (r *runner) applyOne(ctx context.Context, o *Object) Event {
-	if err := r.prepare(ctx, o); err != nil {
-		return Event{Object: o, Outcome: Failed, Err: objectError(o, err)}
+// applyPhase prepares the phase's objects, reads their live versions (one
+// LIST per resource and namespace where that saves requests) and applies
+// them concurrently, at most Parallel at a time.
+func (r *runner) applyPhase(ctx context.Context, objects []*Object, indexes []int, events []Event) {
+	var ready []int
+	for _, i := range indexes {
+		if err := r.prepare(ctx, objects[i]); err != nil {
+			events[i] = Event{Object: objects[i], Outcome: Failed, Err: objectError(objects[i], err)}
+			r.progress(len(objects))
+			continue
+		}
+		ready = append(ready, i)
 	}
-	ev := r.createOrUpdate(ctx, o)
+	lives := r.prefetch(ctx, objects, ready)
+	forEachLimit(ready, r.opts.Parallel, func(i int) {
+		events[i] = r.applyOne(ctx, objects[i], lives)
+		r.progress(len(objects))
+	})
+}
+
+// forEachLimit calls fn for every index, at most limit at a time.
+func forEachLimit(indexes []int, limit int, fn func(int)) {
+	slots := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for _, i := range indexes {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			fn(i)
+		})
+	}
+	wg.Wait()
+}
+
+func (r *runner) progress(total int) {
+	done := r.done.Add(1)
+	if r.opts.Progress != nil {
+		r.opts.Progress(int(done), total)
+	}
+}
+
+// applyOne applies one prepared object.
+func (r *runner) applyOne(ctx context.Context, o *Object, lives *liveIndex) Event {
+	ev := r.createOrUpdate(ctx, o, lives)
 	if ev.Err != nil {
 		ev.Err = objectError(o, ev.Err)
 	}

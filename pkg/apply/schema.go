@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -71,11 +72,15 @@ func (s *openAPISource) OpenAPIV3(gv k8sschema.GroupVersion) ([]byte, error) {
 	return data, nil
 }
 
-// addCRDs tells the resolver about the CRDs of the run, so their custom
-// resources merge by the CRD's schema even before the server serves it. It
-// returns, by object index, the CRDs it could not read (their custom
+// crdIndex holds the run's CRDs by the group-kind they define.
+type crdIndex map[k8sschema.GroupKind]*apiextensionsv1.CustomResourceDefinition
+
+// indexCRDs reads the run's CRDs and tells the resolver about them, so their
+// custom resources merge by the CRD's schema even before the server serves
+// it. It returns, by object index, the CRDs it could not read (their custom
 // resources then use the server's schema).
-func addCRDs(r *schema.Resolver, objects []*Object) map[int]error {
+func (r *runner) indexCRDs(objects []*Object) map[int]error {
+	r.crds = crdIndex{}
 	errs := map[int]error{}
 	for i, o := range objects {
 		if o.Obj.GroupVersionKind().GroupKind() != crdGK {
@@ -86,7 +91,26 @@ func addCRDs(r *schema.Resolver, objects []*Object) map[int]error {
 			errs[i] = fmt.Errorf("reading the CRD's schema from the file: %w", err)
 			continue
 		}
-		r.AddCRD(crd)
+		r.schemas.AddCRD(crd)
+		r.crds[k8sschema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = crd
 	}
 	return errs
+}
+
+// mapping maps a kind defined by one of the run's CRDs without asking the
+// server; used in dry runs, where those CRDs are never created.
+func (c crdIndex) mapping(gvk k8sschema.GroupVersionKind) (*meta.RESTMapping, bool) {
+	crd, ok := c[gvk.GroupKind()]
+	if !ok {
+		return nil, false
+	}
+	scope := meta.RESTScopeNamespace
+	if crd.Spec.Scope == apiextensionsv1.ClusterScoped {
+		scope = meta.RESTScopeRoot
+	}
+	return &meta.RESTMapping{
+		Resource:         gvk.GroupVersion().WithResource(crd.Spec.Names.Plural),
+		GroupVersionKind: gvk,
+		Scope:            scope,
+	}, true
 }

@@ -30,7 +30,7 @@ func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o
 			}
 			return ev
 		}
-		if live, err = client.Get(ctx, o.Obj.GetName(), metav1.GetOptions{}); err != nil {
+		if live, err = r.get(ctx, client, o); err != nil {
 			return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("reading live object again after a conflict: %w", err)}
 		}
 	}
@@ -44,11 +44,20 @@ func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o 
 	if err != nil {
 		return ev, err
 	}
-	if plan.Empty() {
+	switch {
+	case plan.Empty():
 		ev.Outcome, ev.Result = Unchanged, live
 		return ev, nil
+	case r.opts.DryRun == ClientDryRun:
+		ev.Outcome, ev.Result = Configured, &unstructured.Unstructured{Object: plan.Merged}
+		return ev, nil
 	}
-	patched, err := client.Patch(ctx, o.Obj.GetName(), plan.Patch.Type, plan.Patch.Data, metav1.PatchOptions{FieldManager: r.opts.FieldManager})
+	var patched *unstructured.Unstructured
+	err = retryTransient(ctx, func() error {
+		patched, err = client.Patch(ctx, o.Obj.GetName(), plan.Patch.Type, plan.Patch.Data,
+			metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun()})
+		return err
+	})
 	if err != nil {
 		return ev, fmt.Errorf("patching: %w", err)
 	}

@@ -21,19 +21,33 @@ func (r *runner) resource(o *Object) dynamic.ResourceInterface {
 	return client
 }
 
-// createOrUpdate reads the live object, creates the object when it is
-// missing and merges the file into it otherwise.
-func (r *runner) createOrUpdate(ctx context.Context, o *Object) Event {
+// createOrUpdate finds the live object (listed, or read now), creates the
+// object when it is missing and merges the file into it otherwise.
+func (r *runner) createOrUpdate(ctx context.Context, o *Object, lives *liveIndex) Event {
 	client := r.resource(o)
-	live, err := client.Get(ctx, o.Obj.GetName(), metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return r.create(ctx, client, o)
-	case err != nil:
-		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)}
-	default:
-		return r.update(ctx, client, o, live)
+	live, exists, listed := lives.lookup(o)
+	if !listed {
+		var err error
+		live, err = r.get(ctx, client, o)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)}
+		}
+		exists = err == nil
 	}
+	if !exists {
+		return r.create(ctx, client, o)
+	}
+	return r.update(ctx, client, o, live)
+}
+
+func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *Object) (*unstructured.Unstructured, error) {
+	var live *unstructured.Unstructured
+	err := retryTransient(ctx, func() error {
+		var err error
+		live, err = client.Get(ctx, o.Obj.GetName(), metav1.GetOptions{})
+		return err
+	})
+	return live, err
 }
 
 // create sends the object with its last-applied record, as kubectl does.
@@ -42,11 +56,33 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: err}
 	}
-	created, err := client.Create(ctx, body, metav1.CreateOptions{FieldManager: r.opts.FieldManager})
+	if r.opts.DryRun == ClientDryRun {
+		return Event{Object: o, Outcome: Created, Result: body}
+	}
+	var created *unstructured.Unstructured
+	err = retryTransient(ctx, func() error {
+		created, err = client.Create(ctx, body, metav1.CreateOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun()})
+		return err
+	})
+	if apierrors.IsAlreadyExists(err) {
+		// Someone created it since it was read: merge into theirs.
+		live, getErr := r.get(ctx, client, o)
+		if getErr == nil {
+			return r.update(ctx, client, o, live)
+		}
+	}
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("creating: %w", err)}
 	}
 	return Event{Object: o, Outcome: Created, Result: created}
+}
+
+// serverDryRun is the dryRun request option for the run.
+func (r *runner) serverDryRun() []string {
+	if r.opts.DryRun == ServerDryRun {
+		return []string{metav1.DryRunAll}
+	}
+	return nil
 }
 
 func withLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
