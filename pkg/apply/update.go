@@ -77,10 +77,12 @@ func (r *runner) plan(o *Object, live *unstructured.Unstructured) (*merge.Plan, 
 	case last == nil:
 		warnings = append(warnings, fmt.Sprintf("%s has no %s annotation; it is patched and gets one now, as kubectl does", o.Ref(), lastapplied.Annotation))
 	}
-	file, err := withLastApplied(o.Obj)
+	file, compactWarnings, err := withLastApplied(o)
 	if err != nil {
 		return nil, warnings, err
 	}
+	warnings = append(warnings, compactWarnings...)
+	lastapplied.DropStale(file, live)
 	kind, err := r.schemas.Kind(o.Obj.GroupVersionKind())
 	if err != nil {
 		return nil, warnings, err

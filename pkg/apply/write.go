@@ -52,12 +52,12 @@ func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *O
 
 // create sends the object with its last-applied record, as kubectl does.
 func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o *Object) Event {
-	body, err := withLastApplied(o.Obj)
+	body, warnings, err := withLastApplied(o)
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: err}
 	}
 	if r.opts.DryRun == ClientDryRun {
-		return Event{Object: o, Outcome: Created, Result: body}
+		return Event{Object: o, Outcome: Created, Result: body, Warnings: warnings}
 	}
 	var created *unstructured.Unstructured
 	err = retryTransient(ctx, func() error {
@@ -72,9 +72,9 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 		}
 	}
 	if err != nil {
-		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("creating: %w", err)}
+		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("creating: %w", err), Warnings: warnings}
 	}
-	return Event{Object: o, Outcome: Created, Result: created}
+	return Event{Object: o, Outcome: Created, Result: created, Warnings: warnings}
 }
 
 // serverDryRun is the dryRun request option for the run.
@@ -85,10 +85,14 @@ func (r *runner) serverDryRun() []string {
 	return nil
 }
 
-func withLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	record, err := lastapplied.Encode(obj)
-	if err != nil {
-		return nil, err
+// withLastApplied returns the object carrying its last-applied record, and a
+// warning when the record had to be compacted to fit the annotation limit.
+func withLastApplied(o *Object) (*unstructured.Unstructured, []string, error) {
+	out, compacted, err := lastapplied.Attach(o.Obj)
+	if err != nil || !compacted {
+		return out, nil, err
 	}
-	return lastapplied.WithRecord(obj, record), nil
+	return out, []string{fmt.Sprintf("%s: the last-applied configuration would pass the API server's %d-byte annotation limit; "+
+		"kapply keeps a compact record in %s instead (long values replaced by digests; kubectl apply will not see it)",
+		o.Ref(), lastapplied.AnnotationLimit, lastapplied.CompactAnnotation)}, nil
 }

@@ -48,12 +48,16 @@ func WithRecord(obj *unstructured.Unstructured, record []byte) *unstructured.Uns
 	return out
 }
 
-// Read returns the last-applied configuration recorded on a live object, or
-// nil when it has none. A record that is not a JSON object is an error
-// wrapping ErrMalformed: callers warn and treat it as absent, never delete
-// fields on a guess.
+// Read returns the last-applied configuration recorded on a live object —
+// kubectl's record, or else kapply's compact one — or nil when it has none.
+// A record that is not a JSON object is an error wrapping ErrMalformed:
+// callers warn and treat it as absent, never delete fields on a guess.
 func Read(live *unstructured.Unstructured) (map[string]any, error) {
-	raw, ok := live.GetAnnotations()[Annotation]
+	annotations := live.GetAnnotations()
+	raw, ok := annotations[Annotation]
+	if !ok {
+		raw, ok = annotations[CompactAnnotation]
+	}
 	if !ok {
 		return nil, nil
 	}
