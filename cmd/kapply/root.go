@@ -1,14 +1,21 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 )
 
 // run builds the command tree and executes it with args; it never exits.
 func run(args []string, streams genericiooptions.IOStreams) error {
+	// client-go logs through klog what kapply reports itself, per object and
+	// with its file (discovery failures, for one); keep stderr to kapply's words.
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
 	root := newRootCommand(streams)
 	root.SetArgs(args)
 	return root.Execute()

@@ -1,6 +1,10 @@
 package apply
 
-import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kapply/kapply/pkg/merge"
+)
 
 // Outcome is what happened to one object.
 type Outcome int
@@ -30,8 +34,15 @@ func (o Outcome) String() string {
 type Event struct {
 	Object  *Object
 	Outcome Outcome
-	// Result is the object as the server returned it (nil on failure).
+	// Result is the object as the server returned it, or as the plan computed
+	// it in a client dry run (nil on failure).
 	Result *unstructured.Unstructured
+	// Live is the object as it was read before the run changed it; nil when
+	// it did not exist.
+	Live *unstructured.Unstructured
+	// Plan is the three-way merge that updated the object (nil for creates
+	// and failures before planning); diff explains changes with it.
+	Plan *merge.Plan
 	// Err is set when Outcome is Failed.
 	Err error
 	// Warnings are messages about the object that did not stop it.

@@ -78,7 +78,7 @@ func (r *runner) prefetch(ctx context.Context, objects []*Object, indexes []int)
 
 func (r *runner) list(ctx context.Context, key listKey) (map[string]*unstructured.Unstructured, error) {
 	var list *unstructured.UnstructuredList
-	err := retryTransient(ctx, func() error {
+	err := r.retryTransient(ctx, func() error {
 		var err error
 		list, err = r.dynamic.Resource(key.resource).Namespace(key.namespace).List(ctx, metav1.ListOptions{})
 		return err

@@ -3,6 +3,8 @@ package apply
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -41,6 +43,9 @@ type Options struct {
 	// Progress, when set, is called after each object with the number of
 	// objects done and the total.
 	Progress func(done, total int)
+	// Backoff spaces the attempts at requests an unavailable server did not
+	// take; zero means DefaultBackoff.
+	Backoff wait.Backoff
 }
 
 const (
@@ -59,6 +64,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = time.Minute
+	}
+	if o.Backoff.Steps == 0 {
+		o.Backoff = DefaultBackoff
 	}
 	return o
 }

@@ -39,7 +39,12 @@ func (r *runner) prepare(ctx context.Context, o *Object) error {
 // lags a moment behind: the mapper is reset and asked again until Timeout.
 func (r *runner) mapObject(ctx context.Context, o *Object) (*meta.RESTMapping, error) {
 	gvk := o.Obj.GroupVersionKind()
-	mapping, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	var mapping *meta.RESTMapping
+	err := r.retryTransient(ctx, func() error {
+		var err error
+		mapping, err = r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		return err
+	})
 	if !meta.IsNoMatchError(err) {
 		return mapping, err
 	}

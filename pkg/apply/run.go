@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/schema"
@@ -19,6 +21,9 @@ type runner struct {
 	dynamic dynamic.Interface
 	mapper  meta.RESTMapper
 	schemas *schema.Resolver
+	// discovery and host serve the check that the server is reachable.
+	discovery discovery.DiscoveryInterface
+	host      string
 	// crds are the run's CRDs by group-kind, to map their custom resources
 	// in a client dry run, where the CRDs never reach the server.
 	crds crdIndex
@@ -35,6 +40,9 @@ type runner struct {
 func Run(ctx context.Context, getter genericclioptions.RESTClientGetter, opts Options) ([]Event, error) {
 	r, err := newRunner(getter, opts.withDefaults())
 	if err != nil {
+		return nil, err
+	}
+	if err := r.reachServer(ctx); err != nil {
 		return nil, err
 	}
 	objects, loadErrs := Load(getter, opts.Files, opts.Selector)
@@ -66,7 +74,23 @@ func newRunner(getter genericclioptions.RESTClientGetter, opts Options) (*runner
 	if err != nil {
 		return nil, err
 	}
-	return &runner{opts: opts, dynamic: dyn, mapper: mapper, schemas: schemas}, nil
+	return &runner{opts: opts, dynamic: dyn, mapper: mapper, schemas: schemas, discovery: dc, host: cfg.Host}, nil
+}
+
+// reachServer asks the API server for its version, retrying while it is
+// unavailable, so that an unreachable server gives one clear error instead
+// of one per object.
+func (r *runner) reachServer(ctx context.Context) error {
+	start := time.Now()
+	err := r.retryTransient(ctx, func() error {
+		_, err := r.discovery.ServerVersion()
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("reaching the API server at %s (retried for %s): %w; nothing was applied",
+			r.host, time.Since(start).Round(100*time.Millisecond), err)
+	}
+	return nil
 }
 
 // applyAll applies the objects phase by phase (see phases) and returns their

@@ -38,9 +38,9 @@ func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o
 
 // patch plans and sends one patch.
 func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o *Object, live *unstructured.Unstructured) (Event, error) {
-	ev := Event{Object: o}
+	ev := Event{Object: o, Live: live}
 	plan, warnings, err := r.plan(o, live)
-	ev.Warnings = warnings
+	ev.Warnings, ev.Plan = warnings, plan
 	if err != nil {
 		return ev, err
 	}
@@ -53,7 +53,7 @@ func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o 
 		return ev, nil
 	}
 	var patched *unstructured.Unstructured
-	err = retryTransient(ctx, func() error {
+	err = r.retryTransient(ctx, func() error {
 		patched, err = client.Patch(ctx, o.Obj.GetName(), plan.Patch.Type, plan.Patch.Data,
 			metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun()})
 		return err

@@ -42,7 +42,7 @@ func (r *runner) createOrUpdate(ctx context.Context, o *Object, lives *liveIndex
 
 func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *Object) (*unstructured.Unstructured, error) {
 	var live *unstructured.Unstructured
-	err := retryTransient(ctx, func() error {
+	err := r.retryTransient(ctx, func() error {
 		var err error
 		live, err = client.Get(ctx, o.Obj.GetName(), metav1.GetOptions{})
 		return err
@@ -60,7 +60,7 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 		return Event{Object: o, Outcome: Created, Result: body, Warnings: warnings}
 	}
 	var created *unstructured.Unstructured
-	err = retryTransient(ctx, func() error {
+	err = r.retryTransient(ctx, func() error {
 		created, err = client.Create(ctx, body, metav1.CreateOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun()})
 		return err
 	})
