@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,6 +228,21 @@ func TestApplyNamespaceContradiction(t *testing.T) {
 	})
 	r := kapply(t, "apply", "-f", dir, "-n", ns)
 	if r.code != exitFailed || r.stdout != "configmap/here created\n" || !strings.Contains(r.stderr, `does not match the namespace "`+ns+`"`) {
+		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestApplyFromURL: -f takes an http(s) URL, as in kubectl.
+func TestApplyFromURL(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if _, err := w.Write([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-url}\n")); err != nil {
+			t.Errorf("serving manifest: %v", err)
+		}
+	}))
+	defer server.Close()
+	if r := kapply(t, "apply", "-f", server.URL+"/cm.yaml", "-n", ns); r.code != 0 || r.stdout != "configmap/from-url created\n" {
 		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
