@@ -1,6 +1,8 @@
 package apply_test
 
 import (
+	"net/http"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -49,6 +51,7 @@ spec:
                   properties:
                     name: {type: string}
                     value: {type: string}
+                    owner: {type: string}
               byPortProtocol:
                 type: array
                 x-kubernetes-list-type: map
@@ -276,4 +279,54 @@ func mustMergeKey(t *testing.T, s string) schema.Override {
 		t.Fatal(err)
 	}
 	return o
+}
+
+// TestCustomResourceConcurrentWriterIsNotLost: kapply must send a list of a
+// custom resource whole (JSON merge patch), so its patch carries the
+// resourceVersion it planned against. Another writer adds an element between
+// kapply's read and its patch: the server answers 409, kapply reads again,
+// plans again, and the element survives.
+func TestCustomResourceConcurrentWriterIsNotLost(t *testing.T) {
+	requireCluster(t)
+	applyListCRDs(t)
+	w := newWorld(t, kapplyTool, nil)
+	applyFile(`
+apiVersion: lists.kapply.test/v1
+kind: Gadget
+metadata: {name: g}
+spec:
+  byName: [{name: a, value: "1"}, {name: b, value: "2"}]
+`).run(t, w)
+
+	rec := &patchRecorder{
+		match: func(r *http.Request) bool {
+			return r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/gadgets/g")
+		},
+		beforeFirst: func() error {
+			return jsonPatch(w, theGadget, `[{"op":"add","path":"/spec/byName/-","value":{"name":"late","value":"l"}}]`)
+		},
+	}
+	path := writeManifest(t, w, `
+apiVersion: lists.kapply.test/v1
+kind: Gadget
+metadata: {name: g}
+spec:
+  byName: [{name: a, value: "10"}]
+`)
+	events := kapplyRunWith(t, w, path, rec.wrap)
+	failOnFailures(t, events)
+	if err := rec.hookErr; err != nil {
+		t.Fatalf("the concurrent write failed: %v", err)
+	}
+
+	calls := rec.recorded()
+	if len(calls) != 2 || calls[0].status != http.StatusConflict || calls[1].status != http.StatusOK {
+		t.Fatalf("patches sent: %v; want a 409 for the first (stale resourceVersion), then a 200", calls)
+	}
+	if !strings.Contains(calls[0].body, `"resourceVersion"`) || calls[0].contentType != string(types.MergePatchType) {
+		t.Errorf("first patch: %s %s; want a JSON merge patch carrying metadata.resourceVersion", calls[0].contentType, calls[0].body)
+	}
+	g := get(t, w, theGadget)
+	wantSet(t, keysOf(t, g, "name", "spec", "byName"), "a", "late")
+	wantField(t, g, "10", "spec", "byName", "[name=a]", "value")
 }

@@ -1,14 +1,19 @@
 package apply_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -421,3 +426,85 @@ func requireCluster(t *testing.T) {
 	t.Helper()
 	testcluster.Require(t, cluster)
 }
+
+// writeManifest writes manifest as the world's file without applying it.
+func writeManifest(t *testing.T, w *world, manifest string) string {
+	t.Helper()
+	w.lastFile = filepath.Join(w.dir, "objects.yaml")
+	if err := os.WriteFile(w.lastFile, []byte(manifest), 0o644); err != nil {
+		t.Fatalf("writing the manifest: %v", err)
+	}
+	return w.lastFile
+}
+
+// jsonPatch is another writer's JSON patch, callable off the test's
+// goroutine (it returns its error).
+func jsonPatch(w *world, ref objRef, body string) error {
+	c, err := dynamic.NewForConfig(cluster.Config)
+	if err != nil {
+		return err
+	}
+	_, err = c.Resource(ref.gvr).Namespace(w.ns).Patch(context.Background(), ref.name, types.JSONPatchType, []byte(body), metav1.PatchOptions{FieldManager: otherWriter})
+	return err
+}
+
+// patchCall is one request patchRecorder saw.
+type patchCall struct {
+	contentType, body string
+	status            int
+}
+
+// patchRecorder watches kapply's requests that match: it records each one
+// with the server's status, and runs beforeFirst just before the first is
+// sent — a concurrent writer between kapply's read and its write.
+type patchRecorder struct {
+	match       func(*http.Request) bool
+	beforeFirst func() error
+	hookErr     error
+
+	mu    sync.Mutex
+	calls []patchCall
+}
+
+// wrap is a ConfigFlags.WrapConfigFn.
+func (p *patchRecorder) wrap(c *rest.Config) *rest.Config {
+	c = rest.CopyConfig(c)
+	c.Wrap(func(next http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) { return p.roundTrip(next, req) })
+	})
+	return c
+}
+
+func (p *patchRecorder) roundTrip(next http.RoundTripper, req *http.Request) (*http.Response, error) {
+	if !p.match(req) {
+		return next.RoundTrip(req)
+	}
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.Clone(req.Context())
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.calls) == 0 && p.beforeFirst != nil {
+		p.hookErr = p.beforeFirst()
+	}
+	resp, err := next.RoundTrip(req)
+	call := patchCall{contentType: req.Header.Get("Content-Type"), body: string(body)}
+	if resp != nil {
+		call.status = resp.StatusCode
+	}
+	p.calls = append(p.calls, call)
+	return resp, err
+}
+
+func (p *patchRecorder) recorded() []patchCall {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.calls)
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
