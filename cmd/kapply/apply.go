@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -25,6 +26,16 @@ type applyOptions struct {
 	parallel     int
 	dryRun       string
 	output       string
+	prune        pruneOptions
+}
+
+// pruneOptions are apply's pruning flags.
+type pruneOptions struct {
+	enabled    bool
+	applySet   string
+	allowlist  []string
+	allowEmpty bool
+	cascade    string
 }
 
 func newApplyCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -59,6 +70,9 @@ object, and the exit code is 1. A summary line goes to stderr.`,
   kapply apply -f manifests/ -R --dry-run=client
   kapply apply -f manifests/ -R --dry-run=server -o yaml
 
+  # Delete what the files no longer declare, tracking the set in Secret "web" (KEP-3659)
+  kapply apply -f manifests/ -R -n shop --prune --applyset=web
+
   # Merge the rules of a custom resource by name, where its CRD has no list markers
   kapply apply -f widgets/ --merge-key 'Widget.example.com:spec.rules=name'`,
 		Args: cobra.NoArgs,
@@ -78,6 +92,11 @@ object, and the exit code is 1. A summary line goes to stderr.`,
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to apply at once")
 	flags.StringVar(&opts.dryRun, "dry-run", "none", `"none", "client" (compute every change locally, send nothing) or "server" (the server's dry run: admission and defaulting show, nothing is stored)`)
 	flags.StringVarP(&opts.output, "output", "o", "", `print "name", "yaml" or "json" of what was applied instead of the kubectl-style lines`)
+	flags.BoolVar(&opts.prune.enabled, "prune", false, "delete the objects the files no longer declare: members of --applyset, or (kubectl's older form) objects matching -l")
+	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet to prune from, [RESOURCE[.GROUP]/]NAME (a Secret by default, in the -n namespace); compatible with kubectl's")
+	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune, as group/version/kind (core/v1/ConfigMap); Namespaces and PersistentVolumes are pruned only when listed here")
+	flags.BoolVar(&opts.prune.allowEmpty, "prune-allow-empty", false, "let a run with no objects prune every member of the set")
+	flags.StringVar(&opts.prune.cascade, "cascade", "background", `how pruned objects' dependents go: "background", "foreground" or "orphan"`)
 	return cmd
 }
 
@@ -116,6 +135,13 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 	if err != nil {
 		return apply.Options{}, nil, err
 	}
+	if err := opts.prune.check(opts.selector); err != nil {
+		return apply.Options{}, nil, err
+	}
+	cascade, err := parseCascade(opts.prune.cascade)
+	if err != nil {
+		return apply.Options{}, nil, err
+	}
 	namespace, enforce, err := getter.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return apply.Options{}, nil, fmt.Errorf("reading the namespace from kubeconfig: %w", err)
@@ -130,7 +156,37 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		MergeKeys:        mergeKeys,
 		Parallel:         opts.parallel,
 		DryRun:           dryRun,
+		Prune:            opts.prune.enabled,
+		ApplySet:         opts.prune.applySet,
+		PruneAllowlist:   opts.prune.allowlist,
+		PruneAllowEmpty:  opts.prune.allowEmpty,
+		Cascade:          cascade,
 	}, printer, nil
+}
+
+// check refuses flag combinations kubectl refuses too.
+func (p pruneOptions) check(selector string) error {
+	switch {
+	case !p.enabled && (p.applySet != "" || len(p.allowlist) > 0 || p.allowEmpty):
+		return fmt.Errorf("--applyset, --prune-allowlist and --prune-allow-empty need --prune")
+	case p.enabled && p.applySet == "" && selector == "":
+		return fmt.Errorf("--prune needs --applyset or a selector (-l): pruning everything that carries a last-applied record is never what you want")
+	case p.applySet != "" && (selector != "" || len(p.allowlist) > 0):
+		return fmt.Errorf("--applyset cannot be combined with -l or --prune-allowlist")
+	}
+	return nil
+}
+
+func parseCascade(s string) (metav1.DeletionPropagation, error) {
+	switch s {
+	case "background", "true", "":
+		return metav1.DeletePropagationBackground, nil
+	case "foreground":
+		return metav1.DeletePropagationForeground, nil
+	case "orphan", "false":
+		return metav1.DeletePropagationOrphan, nil
+	}
+	return "", fmt.Errorf(`--cascade must be "background", "foreground" or "orphan", not %q`, s)
 }
 
 func parseDryRun(s string) (apply.DryRun, error) {

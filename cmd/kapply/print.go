@@ -18,6 +18,8 @@ type eventPrinter struct {
 	output string
 	// suffix marks dry runs, in kubectl's words.
 	suffix string
+	// deleting prints the summary of a delete run.
+	deleting bool
 }
 
 func newEventPrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) {
@@ -46,6 +48,7 @@ func (p *eventPrinter) print(streams genericiooptions.IOStreams, events []apply.
 		switch {
 		case ev.Outcome == apply.Failed:
 			fmt.Fprintf(streams.ErrOut, "error: %v\n", ev.Err)
+		case ev.Outcome == apply.Skipped:
 		case p.output == "yaml" || p.output == "json":
 			results = append(results, ev.Result)
 		default:
@@ -57,10 +60,24 @@ func (p *eventPrinter) print(streams genericiooptions.IOStreams, events []apply.
 	}
 	summary := apply.Summarize(events)
 	if p.output == "" {
-		fmt.Fprintf(streams.ErrOut, "%d created, %d configured, %d unchanged, %d failed%s\n",
-			summary[apply.Created], summary[apply.Configured], summary[apply.Unchanged], summary[apply.Failed], p.suffix)
+		fmt.Fprintln(streams.ErrOut, p.summaryLine(summary))
 	}
 	return summary[apply.Failed]
+}
+
+// summaryLine counts the outcomes: apply's four always, others when present.
+func (p *eventPrinter) summaryLine(s apply.Summary) string {
+	line := fmt.Sprintf("%d created, %d configured, %d unchanged", s[apply.Created], s[apply.Configured], s[apply.Unchanged])
+	if p.deleting {
+		line = fmt.Sprintf("%d deleted", s[apply.Deleted])
+	}
+	if n := s[apply.Pruned]; n > 0 {
+		line += fmt.Sprintf(", %d pruned", n)
+	}
+	if n := s[apply.Skipped]; n > 0 {
+		line += fmt.Sprintf(", %d skipped", n)
+	}
+	return line + fmt.Sprintf(", %d failed%s", s[apply.Failed], p.suffix)
 }
 
 func printWarnings(w io.Writer, ev apply.Event) {

@@ -14,20 +14,20 @@ const (
 	Created
 	Configured
 	Unchanged
+	// Pruned: deleted because the files no longer declare it.
+	Pruned
+	// Deleted by `kapply delete`.
+	Deleted
+	// Skipped: left alone on purpose; the event's warnings say why.
+	Skipped
 )
 
-func (o Outcome) String() string {
-	switch o {
-	case Created:
-		return "created"
-	case Configured:
-		return "configured"
-	case Unchanged:
-		return "unchanged"
-	default:
-		return "failed"
-	}
+var outcomeNames = map[Outcome]string{
+	Failed: "failed", Created: "created", Configured: "configured", Unchanged: "unchanged",
+	Pruned: "pruned", Deleted: "deleted", Skipped: "skipped",
 }
+
+func (o Outcome) String() string { return outcomeNames[o] }
 
 // Event reports the outcome of one object, or a failure to load a file (then
 // Object is nil).

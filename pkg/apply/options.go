@@ -3,6 +3,7 @@ package apply
 import (
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kapply/kapply/pkg/schema"
@@ -46,6 +47,19 @@ type Options struct {
 	// Backoff spaces the attempts at requests an unavailable server did not
 	// take; zero means DefaultBackoff.
 	Backoff wait.Backoff
+
+	// Prune deletes what the files no longer declare: members of ApplySet
+	// when it is set, else (kubectl's older form) objects matching Selector
+	// of the kinds in PruneAllowlist.
+	Prune bool
+	// ApplySet is the parent reference [RESOURCE[.GROUP]/]NAME (KEP-3659).
+	ApplySet string
+	// PruneAllowlist lists group/version/kind entries for selector pruning.
+	PruneAllowlist []string
+	// PruneAllowEmpty lets a run with no objects prune every member.
+	PruneAllowEmpty bool
+	// Cascade is the propagation policy of deletions.
+	Cascade metav1.DeletionPropagation
 }
 
 const (

@@ -31,6 +31,8 @@ type runner struct {
 	// take a moment to appear in discovery.
 	crdsApplied bool
 	done        atomic.Int64
+	// deleting holds the options of a delete run.
+	deleting DeleteOptions
 }
 
 // Run applies every object in opts.Files and returns one event per object,
@@ -46,11 +48,49 @@ func Run(ctx context.Context, getter genericclioptions.RESTClientGetter, opts Op
 		return nil, err
 	}
 	objects, loadErrs := Load(getter, opts.Files, opts.Selector)
+	set, err := r.startApplySet(ctx, objects)
+	if err != nil {
+		return nil, err
+	}
 	events := r.applyAll(ctx, objects)
 	for _, err := range loadErrs {
 		events = append(events, Event{Outcome: Failed, Err: err})
 	}
+	if r.opts.Prune {
+		events = append(events, r.prune(ctx, set, objects, loadErrs)...)
+	}
 	return events, nil
+}
+
+// startApplySet reads the run's ApplySet, labels the objects as its members
+// and records them on the parent before anything is applied.
+func (r *runner) startApplySet(ctx context.Context, objects []*Object) (*applySet, error) {
+	if r.opts.ApplySet == "" {
+		return nil, nil
+	}
+	set, err := r.parseApplySet(r.opts.ApplySet)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.fetchApplySet(ctx, set); err != nil {
+		return nil, err
+	}
+	for _, o := range objects {
+		set.add(o, r.opts.Namespace)
+	}
+	return set, r.writeParent(ctx, set, true)
+}
+
+// prune deletes what the files no longer declare, unless the run could not
+// read them all.
+func (r *runner) prune(ctx context.Context, set *applySet, objects []*Object, loadErrs []error) []Event {
+	if err := r.prunable(objects, loadErrs); err != nil {
+		return []Event{{Outcome: Failed, Err: err}}
+	}
+	if set != nil {
+		return r.pruneApplySet(ctx, set, objects)
+	}
+	return r.pruneBySelector(ctx, objects)
 }
 
 func newRunner(getter genericclioptions.RESTClientGetter, opts Options) (*runner, error) {

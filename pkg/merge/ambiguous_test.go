@@ -25,7 +25,7 @@ func TestAmbiguousKeys(t *testing.T) {
 		name:        "duplicate env name in the file",
 		lastApplied: `spec: {containers: [{name: c, env: [{name: A, value: "1"}]}]}`,
 		file:        `spec: {containers: [{name: c, env: [{name: A, value: "1"}, {name: A, value: "2"}]}]}`,
-		live:        `metadata: {resourceVersion: "42"}
+		live: `metadata: {resourceVersion: "42"}
 spec: {containers: [{name: c, env: [{name: A, value: "1"}, {name: B, value: x}]}]}`,
 		want: `metadata: {resourceVersion: "42"}
 spec: {containers: [{name: c, env: [{name: A, value: "1"}, {name: A, value: "2"}, {name: B, value: x}]}]}`,

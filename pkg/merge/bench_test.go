@@ -2,6 +2,7 @@ package merge
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -79,6 +80,9 @@ func BenchmarkThreeWay(b *testing.B) {
 			}
 		})
 		b.Run(tc.name+"/apimachinery", func(b *testing.B) {
+			if tc.name == "keyed-50000" && os.Getenv("KAPPLY_BENCH_LARGE") == "" {
+				b.Skip("quadratic in apimachinery (minutes per op); set KAPPLY_BENCH_LARGE=1")
+			}
 			benchApimachinery(b, tc.kind, tc.l, tc.f, tc.c)
 		})
 	}

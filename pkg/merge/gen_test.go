@@ -28,7 +28,7 @@ func (m mask) any() bool { return m.l || m.f || m.c }
 
 // sides is one value per side; absent sides are unset.
 type sides struct {
-	l, f, c    any
+	l, f, c       any
 	inL, inF, inC bool
 }
 

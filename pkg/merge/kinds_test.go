@@ -1,12 +1,9 @@
 package merge
 
 import (
-	"encoding/json"
-	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"sync"
 	"testing"
 
@@ -19,16 +16,13 @@ import (
 	"github.com/kapply/kapply/pkg/schema"
 )
 
-// builtin is a built-in kind under test: our schema (from the server's
-// OpenAPI v3 documents in testdata/openapi when present, else derived by
-// hand-written reflection over the Go types) and the oracle's patch meta
-// (from the Go struct tags, an independent source).
+// builtin is a built-in kind under test: our schema, from the OpenAPI v3
+// documents of kube-apiserver v1.37.1 in testdata/openapi, and the oracle's
+// patch meta, from the Go struct tags of k8s.io/api (an independent source).
 type builtin struct {
 	name string
 	kind *schema.Kind
 	meta strategicpatch.LookupPatchMeta
-	// fromOpenAPI says where kind came from, for test logs.
-	fromOpenAPI bool
 }
 
 type builtinSpec struct {
@@ -57,15 +51,11 @@ var loadBuiltins = sync.OnceValues(func() (map[string]*builtin, error) {
 		if err != nil {
 			return nil, err
 		}
-		b := &builtin{name: s.name, meta: meta}
-		b.kind, b.fromOpenAPI, err = openAPIKind(docs, s)
+		kind, err := openAPIKind(docs, s)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading %s from %s: %w", s.name, s.doc, err)
 		}
-		if b.kind == nil {
-			b.kind = reflectKind(s.obj)
-		}
-		out[s.name] = b
+		out[s.name] = &builtin{name: s.name, kind: kind, meta: meta}
 	}
 	return out, nil
 })
@@ -79,118 +69,19 @@ func builtins(t testing.TB) map[string]*builtin {
 	return bs
 }
 
-// openAPIKind reads the kind from testdata/openapi; (nil, false, nil) when
-// the document is not there yet.
-func openAPIKind(docs map[string]*schema.Document, s builtinSpec) (*schema.Kind, bool, error) {
+// openAPIKind reads the kind from testdata/openapi, parsing each document
+// once.
+func openAPIKind(docs map[string]*schema.Document, s builtinSpec) (*schema.Kind, error) {
 	doc, ok := docs[s.doc]
 	if !ok {
 		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "openapi", s.doc))
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, false, nil
-		}
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if doc, err = schema.ParseOpenAPIV3(data); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		docs[s.doc] = doc
 	}
-	k, err := doc.Kind(s.gvk)
-	return k, err == nil, err
-}
-
-// reflectKind derives a schema from Go struct tags, standing in for the
-// OpenAPI documents until they exist. Container and service ports get their
-// x-kubernetes-list-map-keys by hand.
-func reflectKind(obj any) *schema.Kind {
-	b := &reflector{types: map[reflect.Type]*schema.Node{}}
-	return &schema.Kind{Root: b.node(reflect.TypeOf(obj)), Strategic: true}
-}
-
-type reflector struct {
-	types map[reflect.Type]*schema.Node
-}
-
-var marshaler = reflect.TypeFor[json.Marshaler]()
-
-func (r *reflector) node(t reflect.Type) *schema.Node {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if n, ok := r.types[t]; ok {
-		return n
-	}
-	switch {
-	case t.Name() == "RawExtension":
-		return nil
-	case t.Implements(marshaler) || reflect.PointerTo(t).Implements(marshaler):
-		return &schema.Node{Type: schema.Scalar}
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		n := &schema.Node{Type: schema.Object, Fields: map[string]*schema.Node{}}
-		r.types[t] = n
-		r.fields(n, t)
-		return n
-	case reflect.Map:
-		return &schema.Node{Type: schema.Object, Elem: r.node(t.Elem())}
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return &schema.Node{Type: schema.Scalar}
-		}
-		return &schema.Node{Type: schema.List, Elem: r.node(t.Elem())}
-	case reflect.Interface:
-		return nil
-	}
-	return &schema.Node{Type: schema.Scalar}
-}
-
-func (r *reflector) fields(n *schema.Node, t reflect.Type) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() {
-			continue
-		}
-		if name == "" && f.Anonymous {
-			r.fields(n, f.Type)
-			continue
-		}
-		n.Fields[name] = r.field(f)
-	}
-}
-
-// field applies the field's patch tags to a copy of its type's node.
-func (r *reflector) field(f reflect.StructField) *schema.Node {
-	base := r.node(f.Type)
-	strategy := f.Tag.Get("patchStrategy")
-	if base == nil || strategy == "" {
-		return base
-	}
-	n := *base
-	if strings.Contains(strategy, "retainKeys") && n.Type == schema.Object {
-		n.RetainKeys = true
-	}
-	if n.Type == schema.List && strings.Contains(strategy, "merge") {
-		elem := *n.Elem
-		elem.RetainKeys = strings.Contains(strategy, "retainKeys")
-		n.Elem = &elem
-		n.List = schema.Set
-		if key := f.Tag.Get("patchMergeKey"); key != "" {
-			n.List, n.Keys = schema.Map, []string{key}
-			n.IdentityKeys = identityByHand(f.Type.Elem().Name())
-		}
-	}
-	return &n
-}
-
-func identityByHand(elem string) []string {
-	switch elem {
-	case "ContainerPort":
-		return []string{"containerPort", "protocol"}
-	case "ServicePort":
-		return []string{"port", "protocol"}
-	}
-	return nil
+	return doc.Kind(s.gvk)
 }

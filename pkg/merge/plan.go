@@ -102,13 +102,13 @@ func (p *Plan) setPatch(live map[string]any, root *schema.Node, strategic bool) 
 // the object changed since it was read: the patch replaces a list computed
 // from that read, and would otherwise drop a concurrent writer's elements.
 func (p *Plan) guardWithResourceVersion(body, live map[string]any) {
-	rv, _ := asMap(live["metadata"])["resourceVersion"].(string)
+	rv, hasRV := asMap(live["metadata"])["resourceVersion"].(string)
 	md, isMap := body["metadata"].(map[string]any)
 	if _, present := body["metadata"]; !present {
 		md, isMap = map[string]any{}, true
 		body["metadata"] = md
 	}
-	if rv == "" || !isMap {
+	if !hasRV || rv == "" || !isMap {
 		p.Warnings = append(p.Warnings, Warning{Path: Path{{Field: "metadata"}, {Field: "resourceVersion"}},
 			Message: "the patch replaces a list whole but cannot carry the live resourceVersion; a concurrent change to that list may be lost"})
 		return

@@ -242,7 +242,7 @@ func configMapScenarios() []scenario {
 	return []scenario{{
 		name: "configmap data merged", kind: "ConfigMap",
 		lastApplied: `data: {a: "1", b: "2"}`,
-		file:        `data: {a: "10", c: "3"}
+		file: `data: {a: "10", c: "3"}
 binaryData: {bin: aGVsbG8=}`,
 		live: `data: {a: "1", b: "2", z: "0"}`,
 		want: `data: {a: "10", c: "3", z: "0"}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kapply/kapply/pkg/apply"
+)
+
+// deleteOptions are the flags of `kapply delete`.
+type deleteOptions struct {
+	filenames      []string
+	recursive      bool
+	kustomize      string
+	selector       string
+	cascade        string
+	wait           bool
+	timeout        time.Duration
+	ignoreNotFound bool
+	dryRun         string
+	parallel       int
+}
+
+func newDeleteCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	var opts deleteOptions
+	cmd := &cobra.Command{
+		Use:   "delete (-f FILENAME | -k DIRECTORY)",
+		Short: "Delete the objects the files declare, dependents before Namespaces and CRDs",
+		Long: `Delete every object the files declare. Objects inside Namespaces and custom
+resources go first, then CustomResourceDefinitions, then Namespaces, so a tree
+holding a CRD, its custom resources and a Namespace is removed in one run.`,
+		Example: `  # Delete a tree
+  kapply delete -f manifests/ -R
+
+  # Delete and wait until everything is gone, ignoring what is already gone
+  kapply delete -f manifests/ -R --wait --ignore-not-found
+
+  # Show what would be deleted
+  kapply delete -f manifests/ -R --dry-run=server`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDelete(cmd, getter, streams, opts)
+		},
+	}
+	flags := cmd.Flags()
+	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to delete (repeatable; - for stdin)")
+	flags.BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
+	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "delete the output of this kustomization directory")
+	flags.StringVarP(&opts.selector, "selector", "l", "", "delete only the objects whose labels match this selector")
+	flags.StringVar(&opts.cascade, "cascade", "background", `how dependents go: "background", "foreground" or "orphan"`)
+	flags.BoolVar(&opts.wait, "wait", false, "wait until each object is gone (bounded by --timeout)")
+	flags.DurationVar(&opts.timeout, "timeout", time.Minute, "how long --wait waits for each object")
+	flags.BoolVar(&opts.ignoreNotFound, "ignore-not-found", false, "treat objects that do not exist as deleted")
+	flags.StringVar(&opts.dryRun, "dry-run", "none", `"none", "client" (only print what would be deleted) or "server" (the server's dry run)`)
+	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to delete at once")
+	return cmd
+}
+
+func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts deleteOptions) error {
+	runOpts, err := opts.toRun(getter)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	events, err := apply.Delete(cmd.Context(), getter, runOpts)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	printer, err := newEventPrinter("", runOpts.DryRun)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	printer.deleting = true
+	if printer.print(streams, events) > 0 {
+		return withCode(exitFailed, nil)
+	}
+	return nil
+}
+
+func (opts deleteOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.DeleteOptions, error) {
+	if len(opts.filenames) == 0 && opts.kustomize == "" {
+		return apply.DeleteOptions{}, fmt.Errorf("must specify one of -f or -k")
+	}
+	dryRun, err := parseDryRun(opts.dryRun)
+	if err != nil {
+		return apply.DeleteOptions{}, err
+	}
+	cascade, err := parseCascade(opts.cascade)
+	if err != nil {
+		return apply.DeleteOptions{}, err
+	}
+	namespace, enforce, err := getter.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return apply.DeleteOptions{}, fmt.Errorf("reading the namespace from kubeconfig: %w", err)
+	}
+	return apply.DeleteOptions{
+		Files:            apply.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize},
+		Selector:         opts.selector,
+		Namespace:        namespace,
+		EnforceNamespace: enforce,
+		Cascade:          cascade,
+		Wait:             opts.wait,
+		Timeout:          opts.timeout,
+		IgnoreNotFound:   opts.ignoreNotFound,
+		DryRun:           dryRun,
+		Parallel:         opts.parallel,
+	}, nil
+}

@@ -1,0 +1,207 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/kapply/kapply/pkg/lastapplied"
+)
+
+// objectKey identifies an object across versions: group, kind, namespace, name.
+type objectKey struct {
+	gk              schema.GroupKind
+	namespace, name string
+}
+
+func keyOfObject(u *unstructured.Unstructured) objectKey {
+	return objectKey{gk: u.GroupVersionKind().GroupKind(), namespace: u.GetNamespace(), name: u.GetName()}
+}
+
+// neverPrunedImplicitly are the kinds whose deletion takes everything in them
+// or data with them; kubectl's old prune deleted them on a label match.
+var neverPrunedImplicitly = sets.New(namespaceGK, schema.GroupKind{Kind: "PersistentVolume"})
+
+// candidate is a live object pruning would delete.
+type candidate struct {
+	mapping *meta.RESTMapping
+	live    *unstructured.Unstructured
+}
+
+// prunable says why pruning may not run at all: files that could not be
+// loaded (their objects would look dropped) or no files at all.
+func (r *runner) prunable(objects []*Object, loadErrs []error) error {
+	switch {
+	case len(loadErrs) > 0:
+		return fmt.Errorf("not pruning: %d file(s) or object(s) could not be loaded, and what they declare would be deleted", len(loadErrs))
+	case len(objects) == 0 && !r.opts.PruneAllowEmpty:
+		return fmt.Errorf("not pruning: no objects were loaded, which would delete every member; pass --prune-allow-empty to mean it")
+	}
+	return nil
+}
+
+// pruneApplySet deletes the set's members that the files no longer declare,
+// then records the set as this run left it. If a deletion fails, the parent
+// keeps the superset, so the next run tries again.
+func (r *runner) pruneApplySet(ctx context.Context, s *applySet, objects []*Object) []Event {
+	var found []candidate
+	var events []Event
+	selector := metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: map[string]string{applySetPartOfLabel: s.ID()}})
+	for gk := range s.currentKinds.Union(s.updatedKinds) {
+		mapping, err := r.mapper.RESTMapping(gk)
+		if err != nil {
+			events = append(events, Event{Outcome: Failed, Err: fmt.Errorf("pruning %s: %w", gk, err)})
+			continue
+		}
+		more, err := r.listCandidates(ctx, mapping, s.currentNamespaces.Union(s.updatedNamespaces), selector)
+		if err != nil {
+			events = append(events, Event{Outcome: Failed, Err: err})
+		}
+		found = append(found, more...)
+	}
+	events = append(events, r.deleteUndeclared(ctx, found, objects, false)...)
+	if failed(events) {
+		return events
+	}
+	if err := r.writeParent(ctx, s, false); err != nil {
+		events = append(events, Event{Outcome: Failed, Err: err})
+	}
+	return events
+}
+
+// listCandidates lists the objects of one resource matching the selector,
+// in each namespace for a namespaced resource.
+func (r *runner) listCandidates(ctx context.Context, mapping *meta.RESTMapping, namespaces sets.Set[string], selector string) ([]candidate, error) {
+	scopes := sets.List(namespaces)
+	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		scopes = []string{""}
+	}
+	var found []candidate
+	for _, ns := range scopes {
+		list, err := r.dynamic.Resource(mapping.Resource).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return found, fmt.Errorf("listing %s in %q to prune: %w", mapping.Resource.Resource, ns, err)
+		}
+		for i := range list.Items {
+			found = append(found, candidate{mapping: mapping, live: &list.Items[i]})
+		}
+	}
+	return found, nil
+}
+
+// deleteUndeclared deletes the candidates the files do not declare. Namespaces
+// and PersistentVolumes are only deleted when explicitly allowed.
+func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, objects []*Object, allowProtected bool) []Event {
+	declared := sets.New[objectKey]()
+	for _, o := range objects {
+		declared.Insert(keyOfObject(o.Obj))
+	}
+	var events []Event
+	for _, c := range found {
+		if declared.Has(keyOfObject(c.live)) {
+			continue
+		}
+		o := &Object{Source: "(pruned)", Obj: c.live, Mapping: c.mapping}
+		if neverPrunedImplicitly.Has(c.mapping.GroupVersionKind.GroupKind()) && !allowProtected {
+			events = append(events, Event{Object: o, Outcome: Skipped, Warnings: []string{
+				fmt.Sprintf("%s: not pruned: Namespaces and PersistentVolumes are never pruned implicitly; delete it with `kapply delete`", o.Ref())}})
+			continue
+		}
+		events = append(events, r.deleteOne(ctx, o, Pruned))
+	}
+	return events
+}
+
+// pruneBySelector is kubectl's older prune (--prune -l SELECTOR): objects
+// matching the selector, of the allowlisted kinds, in the namespaces the run
+// applied to, that carry a last-applied record and that the files no longer
+// declare.
+func (r *runner) pruneBySelector(ctx context.Context, objects []*Object) []Event {
+	mappings, allowed, err := r.pruneAllowlist()
+	if err != nil {
+		return []Event{{Outcome: Failed, Err: err}}
+	}
+	namespaces := sets.New[string]()
+	for _, o := range objects {
+		if o.Mapping != nil && namespaced(o) {
+			namespaces.Insert(o.Obj.GetNamespace())
+		}
+	}
+	var found []candidate
+	var events []Event
+	for _, mapping := range mappings {
+		more, err := r.listCandidates(ctx, mapping, namespaces, r.opts.Selector)
+		if err != nil {
+			events = append(events, Event{Outcome: Failed, Err: err})
+		}
+		for _, c := range more {
+			if _, ok := c.live.GetAnnotations()[lastapplied.Annotation]; ok {
+				found = append(found, c)
+			}
+		}
+	}
+	return append(events, r.deleteUndeclared(ctx, found, objects, allowed)...)
+}
+
+func failed(events []Event) bool {
+	for _, ev := range events {
+		if ev.Outcome == Failed {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultPruneAllowlist is kubectl's list of kinds its old prune considers,
+// less Namespace and PersistentVolume, which kapply prunes only when the
+// allowlist names them.
+var defaultPruneAllowlist = []schema.GroupVersionKind{
+	{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Endpoints"},
+	{Version: "v1", Kind: "PersistentVolumeClaim"}, {Version: "v1", Kind: "Pod"},
+	{Version: "v1", Kind: "ReplicationController"}, {Version: "v1", Kind: "Secret"},
+	{Version: "v1", Kind: "Service"}, {Group: "batch", Version: "v1", Kind: "Job"},
+	{Group: "batch", Version: "v1", Kind: "CronJob"}, {Group: "networking.k8s.io", Version: "v1", Kind: "Ingress"},
+	{Group: "apps", Version: "v1", Kind: "DaemonSet"}, {Group: "apps", Version: "v1", Kind: "Deployment"},
+	{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, {Group: "apps", Version: "v1", Kind: "StatefulSet"},
+}
+
+// pruneAllowlist maps --prune-allowlist (group/version/kind, "core" for the
+// core group), or kubectl's default list. explicit reports a user list.
+func (r *runner) pruneAllowlist() (mappings []*meta.RESTMapping, explicit bool, err error) {
+	gvks := defaultPruneAllowlist
+	if len(r.opts.PruneAllowlist) > 0 {
+		gvks, explicit = nil, true
+		for _, entry := range r.opts.PruneAllowlist {
+			parts := splitGVK(entry)
+			if parts == nil {
+				return nil, false, fmt.Errorf("--prune-allowlist %q: want group/version/kind, e.g. core/v1/ConfigMap or apps/v1/Deployment", entry)
+			}
+			gvks = append(gvks, *parts)
+		}
+	}
+	for _, gvk := range gvks {
+		mapping, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return nil, false, fmt.Errorf("prune allowlist entry %s: %w", gvk, err)
+		}
+		mappings = append(mappings, mapping)
+	}
+	return mappings, explicit, nil
+}
+
+func splitGVK(s string) *schema.GroupVersionKind {
+	parts := strings.Split(s, "/")
+	if len(parts) != 3 || parts[1] == "" || parts[2] == "" {
+		return nil
+	}
+	if parts[0] == "core" {
+		parts[0] = ""
+	}
+	return &schema.GroupVersionKind{Group: parts[0], Version: parts[1], Kind: parts[2]}
+}
