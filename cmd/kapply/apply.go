@@ -27,6 +27,8 @@ type applyOptions struct {
 	dryRun       string
 	output       string
 	prune        pruneOptions
+	serverSide   bool
+	force        bool
 }
 
 // pruneOptions are apply's pruning flags.
@@ -70,6 +72,9 @@ object, and the exit code is 1. A summary line goes to stderr.`,
   kapply apply -f manifests/ -R --dry-run=client
   kapply apply -f manifests/ -R --dry-run=server -o yaml
 
+  # Apply server-side, taking fields other managers own
+  kapply apply -f manifests/ -R --server-side --force-conflicts
+
   # Delete what the files no longer declare, tracking the set in Secret "web" (KEP-3659)
   kapply apply -f manifests/ -R -n shop --prune --applyset=web
 
@@ -92,6 +97,8 @@ object, and the exit code is 1. A summary line goes to stderr.`,
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to apply at once")
 	flags.StringVar(&opts.dryRun, "dry-run", "none", `"none", "client" (compute every change locally, send nothing) or "server" (the server's dry run: admission and defaulting show, nothing is stored)`)
 	flags.StringVarP(&opts.output, "output", "o", "", `print "name", "yaml" or "json" of what was applied instead of the kubectl-style lines`)
+	flags.BoolVar(&opts.serverSide, "server-side", false, "send each object as a server-side apply patch (managedFields decide ownership); objects last applied client-side are upgraded so dropped fields are still deleted")
+	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own")
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "delete the objects the files no longer declare: members of --applyset, or (kubectl's older form) objects matching -l")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet to prune from, [RESOURCE[.GROUP]/]NAME (a Secret by default, in the -n namespace); compatible with kubectl's")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune, as group/version/kind (core/v1/ConfigMap); Namespaces and PersistentVolumes are pruned only when listed here")
@@ -125,6 +132,9 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 	}
 	dryRun, err := parseDryRun(opts.dryRun)
 	if err != nil {
+		return apply.Options{}, nil, err
+	}
+	if err := opts.checkServerSide(dryRun); err != nil {
 		return apply.Options{}, nil, err
 	}
 	printer, err := newEventPrinter(opts.output, dryRun)
@@ -161,7 +171,20 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		PruneAllowlist:   opts.prune.allowlist,
 		PruneAllowEmpty:  opts.prune.allowEmpty,
 		Cascade:          cascade,
+		ServerSide:       opts.serverSide,
+		ForceConflicts:   opts.force,
 	}, printer, nil
+}
+
+// checkServerSide refuses what kubectl refuses with --server-side.
+func (opts applyOptions) checkServerSide(dryRun apply.DryRun) error {
+	switch {
+	case opts.force && !opts.serverSide:
+		return fmt.Errorf("--force-conflicts only works with --server-side")
+	case opts.serverSide && dryRun == apply.ClientDryRun:
+		return fmt.Errorf("--dry-run=client does not work with --server-side: the server computes the result; use --dry-run=server")
+	}
+	return nil
 }
 
 // check refuses flag combinations kubectl refuses too.

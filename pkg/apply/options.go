@@ -60,6 +60,11 @@ type Options struct {
 	PruneAllowEmpty bool
 	// Cascade is the propagation policy of deletions.
 	Cascade metav1.DeletionPropagation
+
+	// ServerSide sends each object as a server-side apply patch under
+	// FieldManager; ForceConflicts takes fields other managers own.
+	ServerSide     bool
+	ForceConflicts bool
 }
 
 const (

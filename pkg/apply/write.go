@@ -34,7 +34,12 @@ func (r *runner) createOrUpdate(ctx context.Context, o *Object, lives *liveIndex
 		}
 		exists = err == nil
 	}
-	if !exists {
+	switch {
+	case r.opts.ServerSide && !exists:
+		return r.serverSideApply(ctx, client, o, nil)
+	case r.opts.ServerSide:
+		return r.serverSideApply(ctx, client, o, live)
+	case !exists:
 		return r.create(ctx, client, o)
 	}
 	return r.update(ctx, client, o, live)
@@ -56,6 +61,9 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: err}
 	}
+	// kubectl drops nulls before creating, after recording them, so that the
+	// created object is what a patch with the same record would give.
+	pruneNulls(body.Object)
 	if r.opts.DryRun == ClientDryRun {
 		return Event{Object: o, Outcome: Created, Result: body, Warnings: warnings}
 	}
@@ -95,4 +103,22 @@ func withLastApplied(o *Object) (*unstructured.Unstructured, []string, error) {
 	return out, []string{fmt.Sprintf("%s: the last-applied configuration would pass the API server's %d-byte annotation limit; "+
 		"kapply keeps a compact record in %s instead (long values replaced by digests; kubectl apply will not see it)",
 		o.Ref(), lastapplied.AnnotationLimit, lastapplied.CompactAnnotation)}, nil
+}
+
+// pruneNulls removes null map values at any depth.
+func pruneNulls(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, item := range v {
+			if item == nil {
+				delete(v, k)
+			} else {
+				pruneNulls(item)
+			}
+		}
+	case []any:
+		for _, item := range v {
+			pruneNulls(item)
+		}
+	}
 }
