@@ -12,6 +12,8 @@ const (
 	exitOK = 0
 	// exitFailed: the command ran and some object failed.
 	exitFailed = 1
+	// exitDifferences: `diff` found differences (kubectl's 1).
+	exitDifferences = 1
 	// exitError: the command could not run (bad flags, no cluster).
 	exitError = 2
 )

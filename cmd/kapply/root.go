@@ -62,6 +62,13 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 	cmd.AddCommand(
 		newVersionCommand(configFlags, streams),
 		newApplyCommand(configFlags, streams),
+		newLastAppliedCommand(configFlags, streams),
+		newAdoptCommand(configFlags, streams),
+		newExportCommand(configFlags, streams),
+		newReleaseCommand(configFlags, streams),
+		newStatusCommand(configFlags, streams),
+		newDeleteCommand(configFlags, streams),
+		newDiffCommand(configFlags, streams),
 	)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return withCode(exitError, err)

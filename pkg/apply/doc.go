@@ -1,5 +1,9 @@
-// Package apply runs `kapply apply`: it loads objects from files, maps them to
-// API resources, orders them (Namespaces and CRDs first), reads the live
-// objects, and creates or patches each one, reporting one Event per object.
-// One bad object never stops the others.
+// Package apply runs the commands that write objects: `kapply apply` loads
+// objects from files, maps them to API resources, orders them (Namespaces and
+// CRDs first), reads the live objects (one LIST per resource and namespace
+// where that saves requests), and creates or patches each one with the plan of
+// the three-way merge engine, concurrently, reporting one Event per object;
+// then, with --prune, deletes what the files no longer declare (ApplySets or a
+// label selector). `kapply delete` removes what the files declare, dependents
+// first. One bad object never stops the others.
 package apply

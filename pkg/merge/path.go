@@ -38,10 +38,12 @@ const (
 func (p Path) String() string {
 	var b strings.Builder
 	for i, e := range p {
-		if e.kind == fieldElement && i > 0 {
+		text := e.String()
+		// A quoted field prints as [".."], which needs no dot before it.
+		if e.kind == fieldElement && i > 0 && !strings.HasPrefix(text, "[") {
 			b.WriteByte('.')
 		}
-		b.WriteString(e.String())
+		b.WriteString(text)
 	}
 	return b.String()
 }

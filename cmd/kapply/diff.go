@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/diff"
+	"github.com/kapply/kapply/pkg/lastapplied"
+)
+
+// Environment variables naming an external diff program; kapply's wins.
+const (
+	kapplyExternalDiff  = "KAPPLY_EXTERNAL_DIFF"
+	kubectlExternalDiff = "KUBECTL_EXTERNAL_DIFF"
+)
+
+// diffOptions are the flags of `kapply diff`.
+type diffOptions struct {
+	filenames    []string
+	recursive    bool
+	kustomize    string
+	selector     string
+	fieldManager string
+	mergeKeys    []string
+	mergeKeyFile string
+	parallel     int
+	dryRun       string
+	local        bool
+	color        string
+	showManaged  bool
+	showSecrets  bool
+	explain      bool
+	summary      bool
+}
+
+func newDiffCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	var opts diffOptions
+	cmd := &cobra.Command{
+		Use:   "diff (-f FILENAME | -k DIRECTORY)",
+		Short: "Show what apply would change, and why",
+		Long: `Show, for each object in the files, what "kapply apply" with the same arguments
+would change: a unified diff of the live object against the result, computed from
+the same three-way merge plan apply uses. By default the result is the server's
+dry run of the planned patch or create, so defaulting and admission show, as in
+kubectl diff; --dry-run=client (or --local) computes it locally and needs only
+read access.
+
+Fields every write changes (managedFields, resourceVersion, generation, the
+last-applied annotations) are hidden unless --show-managed; Secret values are
+masked unless --show-secrets. --explain adds, after each diff, every changed field
+with its reason (set by file, removed from file, kept: not managed by the file)
+and the manager that owns it now. --summary prints one line per object.
+
+KAPPLY_EXTERNAL_DIFF (or KUBECTL_EXTERNAL_DIFF) names a program run on two
+directories, LIVE and MERGED, with a file per object, as kubectl does.
+
+Exit status: 0 no differences, 1 differences, 2 or more an error (also when some
+objects were diffed and others failed).`,
+		Example: `  # What would applying this tree change?
+  kapply diff -f manifests/ -R
+
+  # Computed locally, one line per object
+  kapply diff -f manifests/ -R --local --summary
+
+  # Why does each field change, and who owns it now?
+  kapply diff -f deployment.yaml --explain
+
+  # With your own diff program
+  KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDiff(cmd.Context(), getter, streams, opts)
+		},
+	}
+	flags := cmd.Flags()
+	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to diff (repeatable; - for stdin)")
+	flags.BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
+	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "diff the output of this kustomization directory")
+	flags.StringVarP(&opts.selector, "selector", "l", "", "diff only the objects whose labels match this selector (e.g. -l app=web)")
+	flags.StringVar(&opts.fieldManager, "field-manager", apply.DefaultFieldManager, "field manager of the dry-run writes, as apply would use it")
+	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys, as for apply (repeatable; see docs/merge-keys.md)")
+	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
+	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to diff at once")
+	flags.StringVar(&opts.dryRun, "dry-run", "server", `how the result is computed: "server" (the server's dry run) or "client" (locally)`)
+	flags.BoolVar(&opts.local, "local", false, `compute the result locally; the same as --dry-run=client`)
+	flags.StringVar(&opts.color, "color", "auto", `colour the diff: "auto" (when stdout is a terminal and NO_COLOR is unset), "always" or "never"`)
+	flags.BoolVar(&opts.showManaged, "show-managed", false, "show managedFields, resourceVersion, generation and the last-applied annotations")
+	flags.BoolVar(&opts.showSecrets, "show-secrets", false, "show the values of Secrets instead of masks")
+	flags.BoolVar(&opts.explain, "explain", false, "after each diff, give every changed field's reason and current owners")
+	flags.BoolVar(&opts.summary, "summary", false, "print one line per object instead of the diffs")
+	return cmd
+}
+
+func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts diffOptions) error {
+	runOpts, printer, err := opts.toRun(getter, streams.Out)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	events, err := apply.Run(ctx, getter, runOpts)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	comparisons, failed := compareEvents(streams.ErrOut, events, printer.Options)
+	differ, err := show(ctx, streams, printer, comparisons)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	return diffExit(failed, len(events), differ)
+}
+
+// toRun checks the flags and turns them into the run's options (those of
+// apply with a dry run) and the printer.
+func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writer) (apply.Options, diff.Printer, error) {
+	dryRun := opts.dryRun
+	if opts.local {
+		dryRun = "client"
+	}
+	if dryRun != "server" && dryRun != "client" {
+		return apply.Options{}, diff.Printer{}, fmt.Errorf(`--dry-run must be "server" or "client", not %q`, dryRun)
+	}
+	color, err := diff.UseColor(opts.color, out, os.Getenv("NO_COLOR"))
+	if err != nil {
+		return apply.Options{}, diff.Printer{}, err
+	}
+	runOpts, _, err := applyOptions{filenames: opts.filenames, recursive: opts.recursive, kustomize: opts.kustomize,
+		selector: opts.selector, fieldManager: opts.fieldManager, mergeKeys: opts.mergeKeys,
+		mergeKeyFile: opts.mergeKeyFile, parallel: opts.parallel, dryRun: dryRun}.toRun(getter)
+	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
+		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color}}
+	return runOpts, printer, err
+}
+
+// compareEvents turns each event into a comparison; failures and warnings
+// go to w, and failed counts them.
+func compareEvents(w io.Writer, events []apply.Event, opts diff.Options) (comparisons []diff.Comparison, failed int) {
+	for _, ev := range events {
+		printWarnings(w, ev)
+		if ev.Outcome == apply.Failed {
+			fmt.Fprintf(w, "error: %v\n", ev.Err)
+			failed++
+			continue
+		}
+		c, err := diff.Compare(diffObject(w, ev, opts.Explain), opts)
+		if err != nil {
+			fmt.Fprintf(w, "error: %v\n", err)
+			failed++
+			continue
+		}
+		comparisons = append(comparisons, c)
+	}
+	return comparisons, failed
+}
+
+// diffObject is the event as pkg/diff takes it; with explain, it carries
+// the live object's field owners.
+func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
+	o := ev.Object
+	obj := diff.Object{Name: kubectlName(o), Ref: o.Ref(), Source: o.Source, Live: content(ev.Live), After: content(ev.Result)}
+	if ev.Plan != nil {
+		obj.Changes = ev.Plan.Changes
+	}
+	if explain && ev.Live != nil {
+		owners, err := lastapplied.Owners(ev.Live)
+		if err != nil {
+			fmt.Fprintf(w, "Warning: %s: owners not shown: %v\n", o.Ref(), err)
+			return obj
+		}
+		obj.Owners = owners
+	}
+	return obj
+}
+
+// kubectlName is kubectl diff's file name for the object:
+// group.version.Kind.namespace.name, without the group for the core group.
+func kubectlName(o *apply.Object) string {
+	gvk := o.Obj.GroupVersionKind()
+	if o.Mapping != nil {
+		gvk = o.Mapping.GroupVersionKind
+	}
+	name := fmt.Sprintf("%s.%s.%s.%s", gvk.Version, gvk.Kind, o.Obj.GetNamespace(), o.Obj.GetName())
+	if gvk.Group != "" {
+		name = gvk.Group + "." + name
+	}
+	return name
+}
+
+func content(u *unstructured.Unstructured) map[string]any {
+	if u == nil {
+		return nil
+	}
+	return u.Object
+}
+
+// show prints the comparisons, or hands them to the external diff program,
+// and reports whether any object differs.
+func show(ctx context.Context, streams genericiooptions.IOStreams, printer diff.Printer, comparisons []diff.Comparison) (bool, error) {
+	if program := externalDiff(); program != "" && !printer.Summary {
+		return diff.External(ctx, program, comparisons, streams.Out, streams.ErrOut)
+	}
+	if err := printer.Print(streams.Out, comparisons); err != nil {
+		return false, err
+	}
+	for _, c := range comparisons {
+		if c.Outcome != diff.Unchanged {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func externalDiff() string {
+	if program := os.Getenv(kapplyExternalDiff); program != "" {
+		return program
+	}
+	return os.Getenv(kubectlExternalDiff)
+}
+
+// diffExit is kubectl diff's exit status: an error above 1 wins over
+// differences.
+func diffExit(failed, total int, differ bool) error {
+	switch {
+	case failed > 0:
+		return withCode(exitError, fmt.Errorf("%d of %d objects could not be diffed", failed, total))
+	case differ:
+		return withCode(exitDifferences, nil)
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package diff
+
+import (
+	"fmt"
+	"reflect"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Comparison is one object ready to print: both sides as shown, and the
+// outcome decided from them.
+type Comparison struct {
+	Object  Object
+	Outcome Outcome
+	// Live and After are the YAML shown; Live is empty for a creation.
+	Live, After string
+	// Fields counts the leaf fields that differ.
+	Fields int
+}
+
+// Compare hides noise, masks Secret values and renders both sides of obj.
+// Neither side is modified.
+func Compare(obj Object, opts Options) (Comparison, error) {
+	live, after := hideNoise(obj.Live, opts), hideNoise(obj.After, opts)
+	if isSecret(obj.After) {
+		live, after = foldStringData(live), foldStringData(after)
+	}
+	if !opts.ShowSecrets && isSecret(obj.After) {
+		live, after = maskSecret(live, after)
+	}
+	c := Comparison{Object: obj, Fields: countDiff(live, after)}
+	var err error
+	if c.Live, err = toYAML(live); err != nil {
+		return c, fmt.Errorf("rendering live %s: %w", obj.Ref, err)
+	}
+	if c.After, err = toYAML(after); err != nil {
+		return c, fmt.Errorf("rendering merged %s: %w", obj.Ref, err)
+	}
+	c.Outcome = outcome(live, c)
+	return c, nil
+}
+
+func outcome(live map[string]any, c Comparison) Outcome {
+	switch {
+	case live == nil:
+		return Created
+	case c.Live == c.After:
+		return Unchanged
+	}
+	return Changed
+}
+
+func toYAML(obj map[string]any) (string, error) {
+	if obj == nil {
+		return "", nil
+	}
+	out, err := yaml.Marshal(obj)
+	return string(out), err
+}
+
+// countDiff counts differing leaves: maps field by field, lists of equal
+// length element by element, anything else whole.
+func countDiff(a, b any) int {
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok {
+		n := 0
+		for k := range union(am, bm) {
+			n += countDiff(am[k], bm[k])
+		}
+		return n
+	}
+	al, aok := a.([]any)
+	bl, bok := b.([]any)
+	if aok && bok && len(al) == len(bl) {
+		n := 0
+		for i := range al {
+			n += countDiff(al[i], bl[i])
+		}
+		return n
+	}
+	if reflect.DeepEqual(a, b) {
+		return 0
+	}
+	return 1
+}
+
+func union(a, b map[string]any) map[string]bool {
+	keys := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return keys
+}

@@ -1,0 +1,126 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/kapply/kapply/pkg/merge"
+)
+
+// absent stands for a field one side lacks.
+const absent = "(none)"
+
+// maxValueWidth bounds a value printed in an explanation.
+const maxValueWidth = 60
+
+// explain renders the plan's changes of one object, a line each
+// (`spec.replicas: 3 -> 2  (set by file; owned by kubectl-scale)`), in a
+// block of comment lines after its diff.
+func explain(c Comparison, opts Options) string {
+	if c.Outcome == Created {
+		return "# why: new object; every field set by file\n"
+	}
+	var lines []string
+	kept := 0
+	for _, ch := range c.Object.Changes {
+		switch {
+		case ch.Reason == merge.KeptUnmanaged:
+			kept++
+		case opts.ShowManaged || !isNoisePath(ch.Path):
+			lines = append(lines, explainChange(c.Object, ch, opts))
+		}
+	}
+	if kept > 0 {
+		lines = append(lines, fmt.Sprintf("(%d live-only %s %s)", kept, plural(kept, "field"), merge.KeptUnmanaged))
+	}
+	if len(lines) == 0 {
+		return "# why: the file changes nothing; the difference comes from the server\n"
+	}
+	return "# why:\n#   " + strings.Join(lines, "\n#   ") + "\n"
+}
+
+// explainChange is one line: path, old and new value, reason, owners.
+func explainChange(obj Object, ch merge.Change, opts Options) string {
+	old, new := formatValue(ch.Old), formatValue(ch.New)
+	if !opts.ShowSecrets && isSecret(obj.After) && isSecretValue(ch.Path) {
+		old, new = maskChange(ch.Old, ch.New)
+	}
+	why := ch.Reason.String()
+	if obj.Owners != nil {
+		if owners := obj.Owners.Of(toFieldPath(ch.Path)); len(owners) > 0 {
+			why += "; owned by " + strings.Join(owners, ", ")
+		}
+	}
+	return fmt.Sprintf("%s: %s -> %s  (%s)", ch.Path, old, new, why)
+}
+
+// isNoisePath reports a change to a field hidden without --show-managed.
+func isNoisePath(p merge.Path) bool {
+	if len(p) < 2 || p[0].Field != "metadata" {
+		return false
+	}
+	if slices.Contains(hiddenMetadata, p[1].Field) {
+		return true
+	}
+	return len(p) >= 3 && p[1].Field == "annotations" && slices.Contains(hiddenAnnotations, p[2].Field)
+}
+
+func isSecretValue(p merge.Path) bool {
+	return len(p) > 0 && slices.Contains(secretFields, p[0].Field)
+}
+
+// formatValue prints a value as compact JSON, cut at maxValueWidth.
+func formatValue(v any) string {
+	if v == nil {
+		return absent
+	}
+	out, err := json.Marshal(v)
+	s := string(out)
+	if err != nil {
+		s = fmt.Sprintf("%v", v)
+	}
+	if len(s) > maxValueWidth {
+		s = s[:maxValueWidth-3] + "..."
+	}
+	return s
+}
+
+// toFieldPath converts a plan's path to structured-merge-diff's, to look it
+// up in managedFields.
+func toFieldPath(p merge.Path) fieldpath.Path {
+	out := make(fieldpath.Path, len(p))
+	for i, e := range p {
+		out[i] = toPathElement(e)
+	}
+	return out
+}
+
+func toPathElement(e merge.Element) fieldpath.PathElement {
+	switch {
+	case e.Keys != nil:
+		fields := make([]value.Field, len(e.Keys))
+		for i, kv := range e.Keys {
+			fields[i] = value.Field{Name: kv.Name, Value: value.NewValueInterface(kv.Value)}
+		}
+		keys := value.FieldList(fields)
+		keys.Sort()
+		return fieldpath.PathElement{Key: &keys}
+	case e.Field != "":
+		return fieldpath.FieldNameElement(e.Field)
+	case e.Value != nil:
+		return fieldpath.ValueElement(value.NewValueInterface(e.Value))
+	}
+	return fieldpath.IndexElement(e.Index)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

@@ -1,0 +1,68 @@
+package diff
+
+import (
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kapply/kapply/pkg/merge"
+)
+
+// Object is one object to diff: what it is now and what apply would make it.
+type Object struct {
+	// Name is the object's file name, kubectl's group.version.Kind.namespace.name.
+	Name string
+	// Ref names the object as kubectl prints it (deployment.apps/web -n ns).
+	Ref string
+	// Source is the file the object came from.
+	Source string
+	// Live is the object now; nil when apply would create it.
+	Live map[string]any
+	// After is the object as apply would leave it.
+	After map[string]any
+	// Changes explain the plan that turns Live into After (nil for creates).
+	Changes []merge.Change
+	// Owners says who owns a field of Live now; nil when unknown.
+	Owners Owners
+}
+
+// Owners answers, for a field path, which managers own it now.
+type Owners interface {
+	Of(p fieldpath.Path) []string
+}
+
+// Options choose what is shown.
+type Options struct {
+	// ShowManaged keeps managedFields, resourceVersion, generation and the
+	// last-applied annotations, hidden by default.
+	ShowManaged bool
+	// ShowSecrets shows Secret values instead of masks.
+	ShowSecrets bool
+	// Explain adds, after each object's diff, every change with its reason
+	// and owners.
+	Explain bool
+	// Color marks removed, added and header lines with ANSI colours.
+	Color bool
+}
+
+// Outcome is what apply would do to one object.
+type Outcome int
+
+const (
+	// Unchanged: live and after show no difference.
+	Unchanged Outcome = iota
+	// Changed: the object exists and would change.
+	Changed
+	// Created: the object does not exist and would be created.
+	Created
+)
+
+// Symbol is the outcome's mark in a summary line.
+func (o Outcome) Symbol() string {
+	switch o {
+	case Changed:
+		return "~"
+	case Created:
+		return "+"
+	default:
+		return "="
+	}
+}

@@ -1,0 +1,44 @@
+package diff
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+)
+
+// Directory names of the two sides, as kubectl names its temporary ones.
+const (
+	liveDir   = "LIVE"
+	mergedDir = "MERGED"
+)
+
+// unified renders one comparison as a unified diff headed like kubectl's
+// (`diff -u -N LIVE/NAME MERGED/NAME`) and by the object's source file.
+func unified(c Comparison) (string, error) {
+	from, to := liveDir+"/"+c.Object.Name, mergedDir+"/"+c.Object.Name
+	body, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A:        splitLines(c.Live),
+		B:        splitLines(c.After),
+		FromFile: from,
+		ToFile:   to,
+		Context:  3,
+	})
+	if err != nil {
+		return "", fmt.Errorf("rendering the diff of %s: %w", c.Object.Ref, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "diff -u -N %s %s\n# %s from %s\n", from, to, c.Object.Ref, c.Object.Source)
+	b.WriteString(body)
+	return b.String(), nil
+}
+
+// splitLines splits text after each newline; unlike difflib.SplitLines, it
+// adds no empty line at the end, and none at all for empty text.
+func splitLines(text string) []string {
+	lines := strings.SplitAfter(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}

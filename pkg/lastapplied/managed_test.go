@@ -1,0 +1,92 @@
+package lastapplied
+
+import (
+	"reflect"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/yaml"
+)
+
+// liveWithOwners is a Deployment as the server records three writers: an
+// apply by kapply, a scale through the subresource, and the controller's
+// status.
+const liveWithOwners = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  managedFields:
+  - manager: kapply
+    operation: Update
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:labels: {.: {}, f:app: {}}}
+      f:spec:
+        f:template:
+          f:spec:
+            f:containers:
+              k:{"name":"web"}:
+                .: {}
+                f:image: {}
+                f:args: {}
+                f:ports:
+                  k:{"containerPort":80,"protocol":"TCP"}: {.: {}, f:containerPort: {}}
+  - manager: kubectl
+    operation: Update
+    subresource: scale
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:replicas: {}}}
+  - manager: kube-controller-manager
+    operation: Update
+    subresource: status
+    fieldsType: FieldsV1
+    fieldsV1: {f:status: {f:replicas: {}}}
+`
+
+func TestOwnersOf(t *testing.T) {
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(liveWithOwners), &obj); err != nil {
+		t.Fatal(err)
+	}
+	owners, err := Owners(&unstructured.Unstructured{Object: obj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := fieldpath.KeyElementByFields("name", "web")
+	cases := map[string]struct {
+		path fieldpath.Path
+		want []string
+	}{
+		"scaled field":                {fieldpath.MakePathOrDie("spec", "replicas"), []string{"kubectl (scale)"}},
+		"status":                      {fieldpath.MakePathOrDie("status", "replicas"), []string{"kube-controller-manager (status)"}},
+		"a parent holds owned fields": {fieldpath.MakePathOrDie("spec"), []string{"kapply", "kubectl (scale)"}},
+		"keyed element":               {pathOf("spec", "template", "spec", "containers", web, "image"), []string{"kapply"}},
+		"inside an atomic list":       {pathOf("spec", "template", "spec", "containers", web, "args", fieldpath.IndexElement(0)), []string{"kapply"}},
+		"merge key a subset":          {pathOf("spec", "template", "spec", "containers", web, "ports", fieldpath.KeyElementByFields("containerPort", 80), "containerPort"), []string{"kapply"}},
+		"map itself, not its keys":    {fieldpath.MakePathOrDie("metadata", "labels", "tier"), nil},
+		"nobody":                      {fieldpath.MakePathOrDie("spec", "paused"), nil},
+	}
+	for name, tc := range cases {
+		if got := owners.Of(tc.path); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: Of(%s) = %q, want %q", name, tc.path, got, tc.want)
+		}
+	}
+}
+
+func pathOf(parts ...any) fieldpath.Path {
+	return fieldpath.MakePathOrDie(parts...)
+}
+
+func TestOwnersErrors(t *testing.T) {
+	owners, err := Owners(nil)
+	if err != nil || owners.Of(fieldpath.MakePathOrDie("spec")) != nil {
+		t.Errorf("Owners(nil) = %v, %v; want no owners", owners, err)
+	}
+	bad := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"managedFields": []any{
+		map[string]any{"manager": "m", "fieldsType": "FieldsV1", "fieldsV1": "not an object"},
+	}}}}
+	if _, err := Owners(bad); err == nil {
+		t.Error("Owners accepted a malformed managedFields entry")
+	}
+}
