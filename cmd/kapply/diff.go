@@ -39,6 +39,7 @@ type diffOptions struct {
 	showSecrets  bool
 	explain      bool
 	summary      bool
+	prune        pruneOptions
 }
 
 func newDiffCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -73,6 +74,9 @@ objects were diffed and others failed).`,
   # Why does each field change, and who owns it now?
   kapply diff -f deployment.yaml --explain
 
+  # Also show what apply --prune would delete from the ApplySet "web"
+  kapply diff -f manifests/ -R -n shop --prune --applyset=web
+
   # With your own diff program
   KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod`,
 		Args: cobra.NoArgs,
@@ -96,6 +100,9 @@ objects were diffed and others failed).`,
 	flags.BoolVar(&opts.showSecrets, "show-secrets", false, "show the values of Secrets instead of masks")
 	flags.BoolVar(&opts.explain, "explain", false, "after each diff, give every changed field's reason and current owners")
 	flags.BoolVar(&opts.summary, "summary", false, "print one line per object instead of the diffs")
+	flags.BoolVar(&opts.prune.enabled, "prune", false, "also show, as removed, what apply --prune would delete: members of --applyset, or objects matching -l")
+	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet apply would prune from, [RESOURCE[.GROUP]/]NAME (see kapply apply --help)")
+	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds apply would prune, as group/version/kind")
 	return cmd
 }
 
@@ -132,7 +139,7 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	}
 	runOpts, _, err := applyOptions{filenames: opts.filenames, recursive: opts.recursive, kustomize: opts.kustomize,
 		selector: opts.selector, fieldManager: opts.fieldManager, mergeKeys: opts.mergeKeys,
-		mergeKeyFile: opts.mergeKeyFile, parallel: opts.parallel, dryRun: dryRun}.toRun(getter)
+		mergeKeyFile: opts.mergeKeyFile, parallel: opts.parallel, dryRun: dryRun, prune: opts.prune}.toRun(getter)
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
 		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color}}
 	return runOpts, printer, err
@@ -143,9 +150,12 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 func compareEvents(w io.Writer, events []apply.Event, opts diff.Options) (comparisons []diff.Comparison, failed int) {
 	for _, ev := range events {
 		printWarnings(w, ev)
-		if ev.Outcome == apply.Failed {
+		switch ev.Outcome {
+		case apply.Failed:
 			fmt.Fprintf(w, "error: %v\n", ev.Err)
 			failed++
+			continue
+		case apply.Skipped:
 			continue
 		}
 		c, err := diff.Compare(diffObject(w, ev, opts.Explain), opts)
@@ -164,6 +174,9 @@ func compareEvents(w io.Writer, events []apply.Event, opts diff.Options) (compar
 func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
 	o := ev.Object
 	obj := diff.Object{Name: kubectlName(o), Ref: o.Ref(), Source: o.Source, Live: content(ev.Live), After: content(ev.Result)}
+	if ev.Outcome == apply.Pruned {
+		obj.Live, obj.After = o.Obj.Object, nil
+	}
 	if ev.Plan != nil {
 		obj.Changes = ev.Plan.Changes
 	}

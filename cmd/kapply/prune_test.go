@@ -239,3 +239,32 @@ func TestPruneInteropWithKubectl(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffShowsWhatPruneWouldDelete: diff --prune --applyset shows the
+// dropped member as removed, exits 1, and deletes nothing.
+func TestDiffShowsWhatPruneWouldDelete(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := fiveConfigMaps(t)
+	if r := kapply(t, "apply", "-f", dir, "-n", ns, "--prune", "--applyset=shop"); r.code != 0 {
+		t.Fatalf("first apply: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := kapply(t, "diff", "-f", dir, "-n", ns, "--prune", "--applyset=shop"); r.code != 0 || r.stdout != "" {
+		t.Errorf("diff before any change: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.Remove(filepath.Join(dir, "cm4.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	r := kapply(t, "diff", "-f", dir, "-n", ns, "--prune", "--applyset=shop", "--summary")
+	want := strings.ReplaceAll("= configmap/cm1 NS\n= configmap/cm2 NS\n= configmap/cm3 NS\n= configmap/cm5 NS\n- configmap/cm4 NS\n", "NS", "-n "+ns)
+	if r.code != exitDifferences || r.stdout != want {
+		t.Errorf("diff --summary: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = kapply(t, "diff", "-f", dir, "-n", ns, "--prune", "--applyset=shop")
+	if r.code != exitDifferences || !strings.Contains(r.stdout, "-  name: cm4\n") || strings.Contains(r.stdout, "+  name: cm4") {
+		t.Errorf("diff: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := len(liveConfigMaps(t, ns)); got != 5 {
+		t.Errorf("%d configmaps after diff, want 5", got)
+	}
+}

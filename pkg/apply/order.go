@@ -10,7 +10,8 @@ type phase struct {
 }
 
 // phases orders objects as kubectl users expect a tree to apply: Namespaces
-// first, then CRDs, then everything else, each in input order.
+// first, then CRDs, then everything else, each in input order. There are
+// always three phases, Namespaces at index 0.
 func phases(objects []*Object) []phase {
 	var namespaces, crds, rest phase
 	crds.crds = true

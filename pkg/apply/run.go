@@ -52,7 +52,8 @@ func Run(ctx context.Context, getter genericclioptions.RESTClientGetter, opts Op
 	if err != nil {
 		return nil, err
 	}
-	events := r.applyAll(ctx, objects)
+	// The parent goes after the Namespaces: it may live in one of them.
+	events := r.applyAll(ctx, objects, func() error { return r.recordSuperset(ctx, set) })
 	for _, err := range loadErrs {
 		events = append(events, Event{Outcome: Failed, Err: err})
 	}
@@ -62,8 +63,18 @@ func Run(ctx context.Context, getter genericclioptions.RESTClientGetter, opts Op
 	return events, nil
 }
 
-// startApplySet reads the run's ApplySet, labels the objects as its members
-// and records them on the parent before anything is applied.
+// recordSuperset writes the members of before and of this run on the
+// parent, before the members are applied, so an interrupted run forgets
+// nobody.
+func (r *runner) recordSuperset(ctx context.Context, set *applySet) error {
+	if set == nil {
+		return nil
+	}
+	return r.writeParent(ctx, set, true)
+}
+
+// startApplySet reads the run's ApplySet and labels the objects as its
+// members.
 func (r *runner) startApplySet(ctx context.Context, objects []*Object) (*applySet, error) {
 	if r.opts.ApplySet == "" {
 		return nil, nil
@@ -78,7 +89,7 @@ func (r *runner) startApplySet(ctx context.Context, objects []*Object) (*applySe
 	for _, o := range objects {
 		set.add(o, r.opts.Namespace)
 	}
-	return set, r.writeParent(ctx, set, true)
+	return set, nil
 }
 
 // prune deletes what the files no longer declare, unless the run could not
@@ -134,14 +145,22 @@ func (r *runner) reachServer(ctx context.Context) error {
 }
 
 // applyAll applies the objects phase by phase (see phases) and returns their
-// events in input order.
-func (r *runner) applyAll(ctx context.Context, objects []*Object) []Event {
+// events in input order. afterNamespaces runs once the Namespaces are
+// applied; if it fails, nothing else is.
+func (r *runner) applyAll(ctx context.Context, objects []*Object, afterNamespaces func() error) []Event {
 	events := make([]Event, len(objects))
 	unreadableCRDs := r.indexCRDs(objects)
-	for _, phase := range phases(objects) {
+	all := phases(objects)
+	for n, phase := range all {
 		r.applyPhase(ctx, objects, phase.indexes, events)
 		if phase.crds && r.opts.DryRun == NoDryRun {
 			r.awaitCRDs(ctx, objects, phase.indexes, events)
+		}
+		if n == 0 {
+			if err := afterNamespaces(); err != nil {
+				failRest(objects, all[1:], events, err)
+				break
+			}
 		}
 	}
 	for i, err := range unreadableCRDs {
@@ -198,4 +217,13 @@ func (r *runner) applyOne(ctx context.Context, o *Object, lives *liveIndex) Even
 		ev.Err = objectError(o, ev.Err)
 	}
 	return ev
+}
+
+// failRest marks every object of the given phases as failed with err.
+func failRest(objects []*Object, rest []phase, events []Event, err error) {
+	for _, phase := range rest {
+		for _, i := range phase.indexes {
+			events[i] = Event{Object: objects[i], Outcome: Failed, Err: objectError(objects[i], fmt.Errorf("not applied: %w", err))}
+		}
+	}
 }

@@ -44,6 +44,8 @@ func outcome(live map[string]any, c Comparison) Outcome {
 	switch {
 	case live == nil:
 		return Created
+	case c.Object.After == nil:
+		return Deleted
 	case c.Live == c.After:
 		return Unchanged
 	}

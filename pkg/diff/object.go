@@ -16,7 +16,8 @@ type Object struct {
 	Source string
 	// Live is the object now; nil when apply would create it.
 	Live map[string]any
-	// After is the object as apply would leave it.
+	// After is the object as apply would leave it; nil when apply would
+	// delete it.
 	After map[string]any
 	// Changes explain the plan that turns Live into After (nil for creates).
 	Changes []merge.Change
@@ -53,6 +54,8 @@ const (
 	Changed
 	// Created: the object does not exist and would be created.
 	Created
+	// Deleted: the object exists and would be deleted (pruned).
+	Deleted
 )
 
 // Symbol is the outcome's mark in a summary line.
@@ -62,6 +65,8 @@ func (o Outcome) Symbol() string {
 		return "~"
 	case Created:
 		return "+"
+	case Deleted:
+		return "-"
 	default:
 		return "="
 	}

@@ -19,6 +19,8 @@ func summaryColor(o Outcome) string {
 		return ansiCyan
 	case Created:
 		return ansiGreen
+	case Deleted:
+		return ansiRed
 	}
 	return ""
 }

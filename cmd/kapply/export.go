@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/kapply/kapply/pkg/lastapplied"
+)
+
+// exportOptions are the flags of `kapply export`.
+type exportOptions struct {
+	output string
+}
+
+func newExportCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	var opts exportOptions
+	cmd := &cobra.Command{
+		Use:   "export (TYPE/NAME... | TYPE NAME...)",
+		Short: "Write live objects as clean configuration files",
+		Long: `Print live objects as configuration files to keep and apply: without status,
+without what the server sets in metadata (uid, resourceVersion, managedFields,
+creationTimestamp, generation, selfLink, the last-applied record), and without the
+server defaults kapply knows for Deployments, StatefulSets, DaemonSets, Pods and
+other workloads' pod templates, and Services, where the value is the default.
+A note on stderr lists the kept fields that may still be defaults.
+
+The first step of moving an object made with kubectl create to files; then
+kapply adopt records the file, and kapply apply manages the object.`,
+		Example: `  kapply export deployment/web service/web > web.yaml
+  kapply adopt -f web.yaml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExport(getter, streams, args, opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "yaml", `"yaml" or "json"`)
+	return cmd
+}
+
+func runExport(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts exportOptions) error {
+	var printer printers.ResourcePrinter
+	switch opts.output {
+	case "yaml":
+		printer = &printers.YAMLPrinter{}
+	case "json":
+		printer = &printers.JSONPrinter{}
+	default:
+		return withCode(exitError, fmt.Errorf(`--output must be "yaml" or "json", not %q`, opts.output))
+	}
+	infos, err := liveInfos(getter, args, fileFlags{})
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	for _, info := range infos {
+		clean, notes := lastapplied.Export(info.Object.(*unstructured.Unstructured))
+		for _, n := range notes {
+			fmt.Fprintf(streams.ErrOut, "note: %s\n", n)
+		}
+		if err := printer.PrintObj(clean, streams.Out); err != nil {
+			return withCode(exitError, fmt.Errorf("printing %s: %w", refOf(info), err))
+		}
+	}
+	return nil
+}

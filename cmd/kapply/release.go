@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/resource"
+
+	"github.com/kapply/kapply/pkg/lastapplied"
+)
+
+// releaseOptions are the flags of `kapply release`.
+type releaseOptions struct {
+	files  fileFlags
+	fields []string
+	dryRun string
+}
+
+func newReleaseCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	var opts releaseOptions
+	cmd := &cobra.Command{
+		Use:   "release -f FILENAME --field PATH [--field PATH...]",
+		Short: "Hand fields over from the files to imperative writers (kubectl scale, an autoscaler)",
+		Long: `Remove fields from the last-applied configuration of the objects in the files,
+so that the next apply leaves them to whoever writes them imperatively. Without
+this, removing spec.replicas from a file under an autoscaler makes the next apply
+delete it, and the Deployment drops to 1 replica.
+
+Remove the field from the file too: a warning says when the file still sets it.
+Field paths are dotted, with list elements chosen by key:
+  spec.replicas
+  spec.template.spec.containers[name=web].resources
+  metadata.labels["app.kubernetes.io/version"]
+Every path must be in each object's record; otherwise nothing is changed.`,
+		Example: `  # Let an autoscaler own the replicas of the Deployment in web.yaml
+  kapply release -f web.yaml --field spec.replicas --dry-run
+  kapply release -f web.yaml --field spec.replicas`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runRelease(cmd.Context(), getter, streams, opts)
+		},
+	}
+	opts.files.add(cmd, "file with the objects whose fields to release")
+	cmd.Flags().StringArrayVar(&opts.fields, "field", nil, "field path to release, e.g. spec.replicas or spec.template.spec.containers[name=web].resources (repeatable)")
+	addDryRunFlag(cmd, &opts.dryRun)
+	return cmd
+}
+
+func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts releaseOptions) error {
+	dryRun, err := parseDryRun(opts.dryRun)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	paths, err := parseFieldPaths(opts)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	infos, err := fileInfos(getter, opts.files)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	var pending []pendingPatch
+	for _, info := range infos {
+		p, err := planRelease(ctx, info, paths)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("%s: %w; nothing was changed", refOf(info), err))
+		}
+		warnStillSet(streams, info, paths)
+		pending = append(pending, p)
+	}
+	return sendPatches(ctx, streams, pending, dryRun, "released "+joinPaths(paths))
+}
+
+func parseFieldPaths(opts releaseOptions) ([]lastapplied.FieldPath, error) {
+	if len(opts.files.filenames) == 0 {
+		return nil, errors.New("must specify -f")
+	}
+	if len(opts.fields) == 0 {
+		return nil, errors.New("must specify at least one --field")
+	}
+	paths := make([]lastapplied.FieldPath, len(opts.fields))
+	for i, f := range opts.fields {
+		p, err := lastapplied.ParseFieldPath(f)
+		if err != nil {
+			return nil, fmt.Errorf("reading --field: %w", err)
+		}
+		paths[i] = p
+	}
+	return paths, nil
+}
+
+func planRelease(ctx context.Context, info *resource.Info, paths []lastapplied.FieldPath) (pendingPatch, error) {
+	live, err := getLive(ctx, info)
+	if err != nil {
+		return pendingPatch{}, err
+	}
+	patch, err := lastapplied.Release(live, paths)
+	return pendingPatch{info: info, live: live, patch: patch}, err
+}
+
+func warnStillSet(streams genericiooptions.IOStreams, info *resource.Info, paths []lastapplied.FieldPath) {
+	for _, p := range lastapplied.StillSet(info.Object.(*unstructured.Unstructured), paths) {
+		fmt.Fprintf(streams.ErrOut, "Warning: %s: the file still sets %s, so the next apply takes it back; remove it from the file\n", refOf(info), p)
+	}
+}
+
+func joinPaths(paths []lastapplied.FieldPath) string {
+	s := ""
+	for i, p := range paths {
+		if i > 0 {
+			s += ", "
+		}
+		s += p.String()
+	}
+	return s
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/resource"
+
+	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/schema"
+)
+
+// kubectlApplyManager is the field manager of kubectl's client-side apply,
+// which takes turns with kapply on the same objects.
+const kubectlApplyManager = "kubectl-client-side-apply"
+
+// statusOptions are the flags of `kapply status`.
+type statusOptions struct {
+	files        fileFlags
+	output       string
+	fieldManager string
+}
+
+func newStatusCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	var opts statusOptions
+	cmd := &cobra.Command{
+		Use:   "status -f FILENAME",
+		Short: "Show drift: fields changed by others since the last apply, and who owns the file's fields",
+		Long: `For each object in the files, show
+  - the fields whose live value differs from the last-applied configuration — written
+    by someone else since the last apply — with the managers that own them now
+    (metadata.managedFields);
+  - the fields the file sets that a manager other than apply owns now (kubectl
+    scale, an autoscaler, kubectl edit).
+Objects not created yet, or without a last-applied record, are said so.`,
+		Example: `  kapply status -f manifests/ -R
+  kapply status -f web.yaml -o json | jq '.[].changed'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runStatus(cmd.Context(), getter, streams, opts)
+		},
+	}
+	opts.files.add(cmd, "file, directory or URL with the objects to inspect")
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "", `"json" for scripts; default: text`)
+	cmd.Flags().StringVar(&opts.fieldManager, "field-manager", apply.DefaultFieldManager, "the field manager apply writes as; its fields (and kubectl apply's) are not foreign")
+	return cmd
+}
+
+// objectStatus is the status of one object, as -o json prints it.
+type objectStatus struct {
+	Object string `json:"object"`
+	Source string `json:"source"`
+	State  string `json:"state"`
+	*lastapplied.Drift
+}
+
+// Object states.
+const (
+	stateApplied  = "applied"
+	stateMissing  = "missing"
+	stateNoRecord = "no-record"
+)
+
+func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts statusOptions) error {
+	if opts.output != "" && opts.output != "json" {
+		return withCode(exitError, fmt.Errorf(`--output must be "json" or empty, not %q`, opts.output))
+	}
+	if len(opts.files.filenames) == 0 {
+		return withCode(exitError, errors.New("must specify -f"))
+	}
+	infos, err := fileInfos(getter, opts.files)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	resolver, err := schemaResolver(getter)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	appliers := []string{opts.fieldManager, kubectlApplyManager}
+	statuses := make([]objectStatus, 0, len(infos))
+	for _, info := range infos {
+		s, err := statusOf(ctx, info, resolver, appliers)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("%s: %w", refOf(info), err))
+		}
+		statuses = append(statuses, s)
+	}
+	if opts.output == "json" {
+		return printStatusJSON(streams.Out, statuses)
+	}
+	printStatusText(streams.Out, statuses)
+	return nil
+}
+
+func statusOf(ctx context.Context, info *resource.Info, resolver *schema.Resolver, appliers []string) (objectStatus, error) {
+	s := objectStatus{Object: refOf(info), Source: info.Source}
+	live, err := getLive(ctx, info)
+	if errors.Is(err, errNotFound) {
+		s.State = stateMissing
+		return s, nil
+	}
+	if err != nil {
+		return s, err
+	}
+	owners, err := lastapplied.Owners(live)
+	if err != nil {
+		return s, err
+	}
+	kind, err := resolver.Kind(live.GroupVersionKind())
+	if err != nil {
+		return s, fmt.Errorf("reading the schema: %w", err)
+	}
+	s.Drift, err = lastapplied.FindDrift(live, info.Object.(*unstructured.Unstructured), kind, owners, appliers)
+	if errors.Is(err, lastapplied.ErrNoRecord) {
+		s.State = stateNoRecord
+		return s, nil
+	}
+	s.State = stateApplied
+	return s, err
+}
+
+func printStatusJSON(w io.Writer, statuses []objectStatus) error {
+	out, err := json.MarshalIndent(statuses, "", "  ")
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("encoding the status: %w", err))
+	}
+	return writeAll(w, append(out, '\n'))
+}
+
+func printStatusText(w io.Writer, statuses []objectStatus) {
+	for _, s := range statuses {
+		switch s.State {
+		case stateMissing:
+			fmt.Fprintf(w, "%s: not on the server (kapply apply creates it)\n", s.Object)
+			continue
+		case stateNoRecord:
+			fmt.Fprintf(w, "%s: no last-applied record: not managed by apply (kapply adopt hands it over)\n", s.Object)
+			continue
+		}
+		if len(s.Changed) == 0 && len(s.Foreign) == 0 {
+			fmt.Fprintf(w, "%s: in step with the last apply\n", s.Object)
+			continue
+		}
+		fmt.Fprintf(w, "%s:\n", s.Object)
+		printChanged(w, s.Changed)
+		printForeign(w, s.Foreign)
+	}
+}
+
+func printChanged(w io.Writer, changed []lastapplied.ChangedField) {
+	if len(changed) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  changed since the last apply:")
+	for _, c := range changed {
+		live := showValue(c.Live)
+		if c.LiveMissing {
+			live = "(removed)"
+		}
+		fmt.Fprintf(w, "    %s: last applied %s, live %s%s\n", c.Path, showValue(c.LastApplied), live, byManagers(c.Managers))
+	}
+}
+
+func printForeign(w io.Writer, foreign []lastapplied.OwnedField) {
+	if len(foreign) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  set by the file, owned by another manager now:")
+	for _, f := range foreign {
+		fmt.Fprintf(w, "    %s%s\n", f.Path, byManagers(f.Managers))
+	}
+}
+
+func byManagers(managers []string) string {
+	if len(managers) == 0 {
+		return ""
+	}
+	return " (owned by " + strings.Join(managers, ", ") + ")"
+}

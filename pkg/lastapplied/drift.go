@@ -1,0 +1,289 @@
+package lastapplied
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/kapply/kapply/pkg/schema"
+)
+
+// Drift is what happened to an applied object since its last apply.
+type Drift struct {
+	// Changed are the fields whose live value is not the last-applied one:
+	// someone else wrote them since the last apply.
+	Changed []ChangedField `json:"changed"`
+	// Foreign are the fields the file sets that a manager other than the
+	// appliers owns now (from managedFields).
+	Foreign []OwnedField `json:"foreign"`
+}
+
+// ChangedField is one field of the record whose live value differs.
+type ChangedField struct {
+	Path        string `json:"path"`
+	LastApplied any    `json:"lastApplied"`
+	// Live is absent (nil, LiveMissing) when someone removed the field.
+	Live        any  `json:"live,omitempty"`
+	LiveMissing bool `json:"liveMissing,omitempty"`
+	// Managers own the field now, by managedFields.
+	Managers []string `json:"managers,omitempty"`
+}
+
+// OwnedField is a field and the managers that own it.
+type OwnedField struct {
+	Path     string   `json:"path"`
+	Managers []string `json:"managers"`
+}
+
+// FindDrift compares live with its last-applied record, field by field
+// under the kind's schema (lists matched by their merge keys), and finds
+// the file's fields that other managers than appliers own. file may be nil.
+// owners comes from Owners(live).
+func FindDrift(live, file *unstructured.Unstructured, kind *schema.Kind, owners *Ownership, appliers []string) (*Drift, error) {
+	record, err := Read(live)
+	if err != nil {
+		return nil, err
+	}
+	if record == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoRecord, live.GetName())
+	}
+	root := rootOf(kind)
+	d := &Drift{Changed: []ChangedField{}, Foreign: []OwnedField{}}
+	for _, l := range Leaves(record, root) {
+		if c, drifted := compareLeaf(l, live.Object); drifted {
+			c.Managers = owners.Of(l.Path)
+			d.Changed = append(d.Changed, c)
+		}
+	}
+	if file != nil {
+		d.Foreign = foreignFields(Leaves(file.Object, root), owners, appliers)
+	}
+	return d, nil
+}
+
+func rootOf(kind *schema.Kind) *schema.Node {
+	if kind == nil {
+		return nil
+	}
+	return kind.Root
+}
+
+func compareLeaf(l Leaf, live map[string]any) (ChangedField, bool) {
+	c := ChangedField{Path: l.Name, LastApplied: l.Value}
+	if isEmptyOrNil(l.Value) {
+		// An empty map or list in the record manages no entry of it.
+		return c, false
+	}
+	v, ok := valueAt(live, l.Path)
+	switch {
+	case !ok:
+		c.LiveMissing = true
+		return c, true
+	case reflect.DeepEqual(normalizeAll(v), normalizeAll(l.Value)):
+		return c, false
+	}
+	c.Live = v
+	return c, true
+}
+
+func isEmptyOrNil(v any) bool { return v == nil || isEmpty(v) }
+
+// normalizeAll makes numbers comparable throughout a value.
+func normalizeAll(v any) any {
+	switch c := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(c))
+		for k, item := range c {
+			out[k] = normalizeAll(item)
+		}
+		return out
+	case []any:
+		out := make([]any, len(c))
+		for i, item := range c {
+			out[i] = normalizeAll(item)
+		}
+		return out
+	}
+	return normalize(v)
+}
+
+func foreignFields(leaves []Leaf, owners *Ownership, appliers []string) []OwnedField {
+	out := []OwnedField{}
+	for _, l := range leaves {
+		var others []string
+		for _, m := range owners.Of(l.Path) {
+			if !isApplier(m, appliers) {
+				others = append(others, m)
+			}
+		}
+		if len(others) > 0 {
+			out = append(out, OwnedField{Path: l.Name, Managers: others})
+		}
+	}
+	return out
+}
+
+func isApplier(manager string, appliers []string) bool {
+	for _, a := range appliers {
+		if manager == a || strings.HasPrefix(manager, a+" (") {
+			return true
+		}
+	}
+	return false
+}
+
+// Leaf is one field of an object that is compared whole: a scalar, an
+// atomic list, an empty map, an element of a set list.
+type Leaf struct {
+	Path  fieldpath.Path
+	Name  string
+	Value any
+}
+
+// identity are the fields that name an object rather than configure it.
+var identity = map[string]bool{"apiVersion": true, "kind": true, "metadata.name": true, "metadata.namespace": true}
+
+// Leaves returns the leaves of obj, sorted by name, walking lists by the
+// schema's merge keys (a nil node: maps by field, lists whole).
+func Leaves(obj map[string]any, root *schema.Node) []Leaf {
+	var out []Leaf
+	walk(obj, root, nil, "", func(l Leaf) {
+		if !identity[l.Name] {
+			out = append(out, l)
+		}
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func walk(v any, n *schema.Node, at fieldpath.Path, name string, visit func(Leaf)) {
+	switch c := v.(type) {
+	case map[string]any:
+		if len(c) == 0 {
+			break
+		}
+		for k, item := range c {
+			walk(item, n.Field(k), append(clonePath(at), fieldpath.PathElement{FieldName: &k}), joinField(name, k), visit)
+		}
+		return
+	case []any:
+		if walkList(c, n, at, name, visit) {
+			return
+		}
+	}
+	visit(Leaf{Path: at, Name: name, Value: v})
+}
+
+// walkList walks the elements of a keyed or set list; an atomic list, or
+// one whose elements lack keys, is a leaf (false).
+func walkList(list []any, n *schema.Node, at fieldpath.Path, name string, visit func(Leaf)) bool {
+	strategy, keys := n.ListStrategy()
+	switch {
+	case len(list) == 0:
+		return false
+	case strategy == schema.Set:
+		for _, item := range list {
+			val := value.NewValueInterface(item)
+			p := append(clonePath(at), fieldpath.PathElement{Value: &val})
+			visit(Leaf{Path: p, Name: fmt.Sprintf("%s[=%v]", name, item), Value: item})
+		}
+		return true
+	case strategy == schema.Map && len(keys) > 0 && allKeyed(list, keys):
+		for _, item := range list {
+			elem := item.(map[string]any)
+			pe, label := keyElement(elem, keys)
+			walk(elem, n.Item(), append(clonePath(at), pe), name+label, visit)
+		}
+		return true
+	}
+	return false
+}
+
+func allKeyed(list []any, keys []string) bool {
+	for _, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return false
+		}
+		for _, k := range keys {
+			if _, has := m[k]; !has {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func keyElement(elem map[string]any, keys []string) (fieldpath.PathElement, string) {
+	fields := make(value.FieldList, len(keys))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		fields[i] = value.Field{Name: k, Value: value.NewValueInterface(elem[k])}
+		parts[i] = fmt.Sprintf("%s=%v", k, elem[k])
+	}
+	fields.Sort()
+	return fieldpath.PathElement{Key: &fields}, "[" + strings.Join(parts, ",") + "]"
+}
+
+func joinField(name, field string) string {
+	step := FieldStep{Field: field}
+	return name + step.string(name == "")
+}
+
+func clonePath(p fieldpath.Path) fieldpath.Path {
+	return append(fieldpath.Path(nil), p...)
+}
+
+// valueAt follows an SMD path through an unstructured object.
+func valueAt(v any, p fieldpath.Path) (any, bool) {
+	for _, pe := range p {
+		var ok bool
+		if v, ok = stepInto(v, pe); !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func stepInto(v any, pe fieldpath.PathElement) (any, bool) {
+	if pe.FieldName != nil {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		child, ok := m[*pe.FieldName]
+		return child, ok
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	for _, item := range list {
+		if elementMatches(item, pe) {
+			return item, true
+		}
+	}
+	return nil, false
+}
+
+func elementMatches(item any, pe fieldpath.PathElement) bool {
+	if pe.Value != nil {
+		return value.Equals(value.NewValueInterface(item), *pe.Value)
+	}
+	m, ok := item.(map[string]any)
+	if !ok || pe.Key == nil {
+		return false
+	}
+	for _, f := range *pe.Key {
+		got, has := m[f.Name]
+		if !has || !value.Equals(value.NewValueInterface(got), f.Value) {
+			return false
+		}
+	}
+	return true
+}
