@@ -34,6 +34,11 @@ unit:
 demo: build k8s-bin
 	bash hack/demo.sh
 
+## bench: kapply vs kubectl vs a raw client-go floor on a fresh local cluster (not a test)
+# Flags through BENCH_FLAGS, e.g. BENCH_FLAGS='-objects 300 -runs 3 -out bench.md'; see -h.
+bench: build k8s-bin
+	$(GO) run ./hack/bench $(BENCH_FLAGS)
+
 ## cluster-up / cluster-down: one long-running local cluster for manual use
 cluster-up: k8s-bin
 	bash hack/cluster.sh up

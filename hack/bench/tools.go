@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/kapply/kapply/internal/testcluster"
+)
+
+// tool is one contender: it runs a phase on a tree, checks the outcome and
+// returns a short summary of it.
+type tool interface {
+	name() string
+	supports(p phase) bool
+	run(ctx context.Context, p phase, dir string, want int) (string, error)
+}
+
+// Tool names, also the table's columns in this order.
+const (
+	nameKubectl = "kubectl"
+	nameKapply  = "kapply"
+	nameFloor   = "floor"
+)
+
+// detectTools returns the tools to measure and one note per tool saying
+// which version runs with which flags.
+func detectTools(ctx context.Context, cfg config, c *testcluster.Cluster, work string) ([]tool, []string, error) {
+	kapply, err := newKapply(ctx, cfg, c.Kubeconfig, filepath.Join(work, "cache-kapply"))
+	if err != nil {
+		return nil, nil, err
+	}
+	tools, notes := []tool{kapply}, []string{kapply.describe()}
+	kubectl, err := newKubectl(ctx, cfg.kubectl, c.Kubeconfig, filepath.Join(work, "cache-kubectl"))
+	switch {
+	case cfg.kubectl == "":
+		notes = append(notes, "kubectl: left out (-kubectl '')")
+	case errors.Is(err, exec.ErrNotFound):
+		notes = append(notes, fmt.Sprintf("kubectl: %s not on PATH (its column is skipped)", cfg.kubectl))
+	case err != nil:
+		return nil, nil, err
+	default:
+		tools, notes = append([]tool{kubectl}, tools...), append(notes, kubectl.describe())
+	}
+	floor, err := newFloor(c.Config, cfg.parallel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(tools, floor), append(notes, floor.describe()), nil
+}
+
+// result is what one run of a command left.
+type result struct {
+	cmdline string
+	stdout  string
+	stderr  string
+	code    int
+}
+
+// execute runs a command to its end; a non-zero exit status is a result,
+// not an error.
+func execute(ctx context.Context, bin string, args ...string) (result, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	res := result{cmdline: bin + " " + strings.Join(args, " "), stdout: stdout.String(), stderr: stderr.String()}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		res.code = exit.ExitCode()
+		return res, nil
+	}
+	if err != nil {
+		return res, fmt.Errorf("running %s: %w", res.cmdline, err)
+	}
+	return res, nil
+}
+
+// failure describes a command whose outcome is not the expected one, with
+// the end of its output.
+func (r result) failure(format string, args ...any) error {
+	return fmt.Errorf("%s: %s (exit status %d)\nstdout (end):\n%s\nstderr (end):\n%s",
+		r.cmdline, fmt.Sprintf(format, args...), r.code, tail(r.stdout, 10), tail(r.stderr, 20))
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
