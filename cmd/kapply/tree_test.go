@@ -246,3 +246,18 @@ func TestApplyFromURL(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestApplyJSONAndList: JSON files and `kind: List` are read like YAML, each
+// item of a List applied as its own object.
+func TestApplyJSONAndList(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{
+		"a.json": `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "from-json"}, "data": {"n": "1"}}`,
+		"b.yaml": "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: item-1}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: item-2}}\n",
+	})
+	r := kapply(t, "apply", "-f", dir, "-n", ns)
+	if r.code != 0 || r.stdout != "configmap/from-json created\nconfigmap/item-1 created\nconfigmap/item-2 created\n" {
+		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
