@@ -4,11 +4,11 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
 
@@ -52,17 +52,17 @@ func runExport(getter *genericclioptions.ConfigFlags, streams genericiooptions.I
 	default:
 		return withCode(exitError, fmt.Errorf(`--output must be "yaml" or "json", not %q`, opts.output))
 	}
-	infos, err := liveInfos(getter, args, fileFlags{})
+	targets, err := apply.ReadLive(getter, args, apply.Files{})
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	for _, info := range infos {
-		clean, notes := lastapplied.Export(info.Object.(*unstructured.Unstructured))
+	for _, t := range targets {
+		clean, notes := lastapplied.Export(t.Obj)
 		for _, n := range notes {
 			fmt.Fprintf(streams.ErrOut, "note: %s\n", n)
 		}
 		if err := printer.PrintObj(clean, streams.Out); err != nil {
-			return withCode(exitError, fmt.Errorf("printing %s: %w", refOf(info), err))
+			return withCode(exitError, fmt.Errorf("printing %s: %w", t.Ref, err))
 		}
 	}
 	return nil

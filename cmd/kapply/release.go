@@ -6,11 +6,10 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/resource"
 
+	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
 
@@ -60,18 +59,18 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	infos, err := fileInfos(getter, opts.files)
+	targets, err := apply.ReadFiles(getter, opts.files.options())
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	var pending []pendingPatch
-	for _, info := range infos {
-		p, err := planRelease(ctx, info, paths)
+	pending := make([]apply.RecordPatch, 0, len(targets))
+	for _, t := range targets {
+		r, err := apply.PlanRelease(ctx, t, paths)
 		if err != nil {
-			return withCode(exitError, fmt.Errorf("%s: %w; nothing was changed", refOf(info), err))
+			return withCode(exitError, fmt.Errorf("%w; nothing was changed", err))
 		}
-		warnStillSet(streams, info, paths)
-		pending = append(pending, p)
+		warnStillSet(streams, r)
+		pending = append(pending, r.RecordPatch)
 	}
 	return sendPatches(ctx, streams, pending, dryRun, "released "+joinPaths(paths))
 }
@@ -94,18 +93,10 @@ func parseFieldPaths(opts releaseOptions) ([]lastapplied.FieldPath, error) {
 	return paths, nil
 }
 
-func planRelease(ctx context.Context, info *resource.Info, paths []lastapplied.FieldPath) (pendingPatch, error) {
-	live, err := getLive(ctx, info)
-	if err != nil {
-		return pendingPatch{}, err
-	}
-	patch, err := lastapplied.Release(live, paths)
-	return pendingPatch{info: info, live: live, patch: patch}, err
-}
-
-func warnStillSet(streams genericiooptions.IOStreams, info *resource.Info, paths []lastapplied.FieldPath) {
-	for _, p := range lastapplied.StillSet(info.Object.(*unstructured.Unstructured), paths) {
-		fmt.Fprintf(streams.ErrOut, "Warning: %s: the file still sets %s, so the next apply takes it back; remove it from the file\n", refOf(info), p)
+// warnStillSet warns of released fields the file still sets.
+func warnStillSet(streams genericiooptions.IOStreams, r apply.Release) {
+	for _, p := range r.StillSet {
+		fmt.Fprintf(streams.ErrOut, "Warning: %s: the file still sets %s, so the next apply takes it back; remove it from the file\n", r.Target.Ref, p)
 	}
 }
 

@@ -9,19 +9,12 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/resource"
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/schema"
 )
-
-// kubectlApplyManager is the field manager of kubectl's client-side apply,
-// which takes turns with kapply on the same objects.
-const kubectlApplyManager = "kubectl-client-side-apply"
 
 // statusOptions are the flags of `kapply status`.
 type statusOptions struct {
@@ -55,21 +48,6 @@ Objects not created yet, or without a last-applied record, are said so.`,
 	return cmd
 }
 
-// objectStatus is the status of one object, as -o json prints it.
-type objectStatus struct {
-	Object string `json:"object"`
-	Source string `json:"source"`
-	State  string `json:"state"`
-	*lastapplied.Drift
-}
-
-// Object states.
-const (
-	stateApplied  = "applied"
-	stateMissing  = "missing"
-	stateNoRecord = "no-record"
-)
-
 func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts statusOptions) error {
 	if opts.output != "" && opts.output != "json" {
 		return withCode(exitError, fmt.Errorf(`--output must be "json" or empty, not %q`, opts.output))
@@ -77,20 +55,19 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	if len(opts.files.filenames) == 0 {
 		return withCode(exitError, errors.New("must specify -f"))
 	}
-	infos, err := fileInfos(getter, opts.files)
+	targets, err := apply.ReadFiles(getter, opts.files.options())
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	resolver, err := schemaResolver(getter)
+	resolver, err := apply.NewSchemaResolver(getter, nil)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	appliers := []string{opts.fieldManager, kubectlApplyManager}
-	statuses := make([]objectStatus, 0, len(infos))
-	for _, info := range infos {
-		s, err := statusOf(ctx, info, resolver, appliers)
+	statuses := make([]apply.ObjectStatus, 0, len(targets))
+	for _, t := range targets {
+		s, err := apply.Status(ctx, t, resolver, opts.fieldManager)
 		if err != nil {
-			return withCode(exitError, fmt.Errorf("%s: %w", refOf(info), err))
+			return withCode(exitError, err)
 		}
 		statuses = append(statuses, s)
 	}
@@ -101,34 +78,7 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	return nil
 }
 
-func statusOf(ctx context.Context, info *resource.Info, resolver *schema.Resolver, appliers []string) (objectStatus, error) {
-	s := objectStatus{Object: refOf(info), Source: info.Source}
-	live, err := getLive(ctx, info)
-	if errors.Is(err, errNotFound) {
-		s.State = stateMissing
-		return s, nil
-	}
-	if err != nil {
-		return s, err
-	}
-	owners, err := lastapplied.Owners(live)
-	if err != nil {
-		return s, err
-	}
-	kind, err := resolver.Kind(live.GroupVersionKind())
-	if err != nil {
-		return s, fmt.Errorf("reading the schema: %w", err)
-	}
-	s.Drift, err = lastapplied.FindDrift(live, info.Object.(*unstructured.Unstructured), kind, owners, appliers)
-	if errors.Is(err, lastapplied.ErrNoRecord) {
-		s.State = stateNoRecord
-		return s, nil
-	}
-	s.State = stateApplied
-	return s, err
-}
-
-func printStatusJSON(w io.Writer, statuses []objectStatus) error {
+func printStatusJSON(w io.Writer, statuses []apply.ObjectStatus) error {
 	out, err := json.MarshalIndent(statuses, "", "  ")
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("encoding the status: %w", err))
@@ -136,13 +86,13 @@ func printStatusJSON(w io.Writer, statuses []objectStatus) error {
 	return writeAll(w, append(out, '\n'))
 }
 
-func printStatusText(w io.Writer, statuses []objectStatus) {
+func printStatusText(w io.Writer, statuses []apply.ObjectStatus) {
 	for _, s := range statuses {
 		switch s.State {
-		case stateMissing:
+		case apply.StateMissing:
 			fmt.Fprintf(w, "%s: not on the server (kapply apply creates it)\n", s.Object)
 			continue
-		case stateNoRecord:
+		case apply.StateNoRecord:
 			fmt.Fprintf(w, "%s: no last-applied record: not managed by apply (kapply adopt hands it over)\n", s.Object)
 			continue
 		}

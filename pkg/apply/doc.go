@@ -5,5 +5,7 @@
 // the three-way merge engine, concurrently, reporting one Event per object;
 // then, with --prune, deletes what the files no longer declare (ApplySets or a
 // label selector). `kapply delete` removes what the files declare, dependents
-// first. One bad object never stops the others.
+// first. The ownership commands (last-applied set/edit, adopt, release,
+// status) read their targets and plan their record patches here too. One bad
+// object never stops the others.
 package apply

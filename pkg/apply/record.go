@@ -1,0 +1,100 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/resource"
+
+	"github.com/kapply/kapply/pkg/lastapplied"
+)
+
+// RecordPatch is a JSON merge patch of one object's last-applied record,
+// computed before any object of the command is written.
+type RecordPatch struct {
+	Target Target
+	// Patch is nil when the record is already what it would write.
+	Patch []byte
+}
+
+// Unchanged says whether the patch changes nothing.
+func (p RecordPatch) Unchanged() bool { return p.Patch == nil }
+
+// Send sends the patch under DefaultFieldManager: with dryRun=All in a
+// server dry run, not at all in a client dry run.
+func (p RecordPatch) Send(ctx context.Context, dryRun DryRun) error {
+	if dryRun == ClientDryRun {
+		return nil
+	}
+	helper := resource.NewHelper(p.Target.info.Client, p.Target.info.Mapping).
+		WithFieldManager(DefaultFieldManager).
+		DryRun(dryRun == ServerDryRun)
+	info := p.Target.info
+	if _, err := helper.Patch(info.Namespace, info.Name, types.MergePatchType, p.Patch, nil); err != nil {
+		return targetError(p.Target, fmt.Errorf("patching the last-applied record: %w", err))
+	}
+	return targetError(p.Target, ctx.Err())
+}
+
+// PlanSet computes the patch that records the file of t as its last-applied
+// configuration and changes nothing else, as kubectl apply
+// set-last-applied; createMissing allows objects that have no record.
+func PlanSet(ctx context.Context, t Target, createMissing bool) (RecordPatch, error) {
+	record, err := lastapplied.SetRecord(t.Obj)
+	if err != nil {
+		return RecordPatch{}, targetError(t, err)
+	}
+	live, err := getLive(ctx, t)
+	if err != nil {
+		return RecordPatch{}, targetError(t, err)
+	}
+	patch, err := lastapplied.Set(live, record, createMissing)
+	return RecordPatch{Target: t, Patch: patch}, targetError(t, err)
+}
+
+// PlanEdit computes the patch that records edited, the YAML saved in an
+// editor that was given before (lastapplied.View of t's live object, as
+// ReadLive returns it), as kubectl apply edit-last-applied.
+func PlanEdit(t Target, before, edited []byte) (RecordPatch, error) {
+	if bytes.Equal(before, edited) {
+		return RecordPatch{Target: t}, nil
+	}
+	obj, err := lastapplied.FromYAML(edited)
+	if err != nil {
+		return RecordPatch{}, targetError(t, err)
+	}
+	live := t.Obj
+	if obj.GetKind() != live.GetKind() || obj.GetName() != live.GetName() {
+		return RecordPatch{}, targetError(t, fmt.Errorf("the edited record names %s %q; kind and name must stay %s %q", obj.GetKind(), obj.GetName(), live.GetKind(), live.GetName()))
+	}
+	record, err := lastapplied.SetRecord(obj)
+	if err != nil {
+		return RecordPatch{}, targetError(t, err)
+	}
+	patch, err := lastapplied.Set(live, record, true)
+	return RecordPatch{Target: t, Patch: patch}, targetError(t, err)
+}
+
+// ErrNotFound reports an object of a file that does not exist on the server.
+var ErrNotFound = errors.New("not found on the server")
+
+// getLive reads the live object of a target.
+func getLive(ctx context.Context, t Target) (*unstructured.Unstructured, error) {
+	obj, err := resource.NewHelper(t.info.Client, t.info.Mapping).Get(t.info.Namespace, t.info.Name)
+	if apierrors.IsNotFound(err) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading live object: %w", err)
+	}
+	live, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("reading live object: unexpected type %T", obj)
+	}
+	return live, ctx.Err()
+}

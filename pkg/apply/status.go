@@ -1,0 +1,72 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/schema"
+)
+
+// KubectlApplyManager is the field manager of kubectl's client-side apply,
+// which takes turns with kapply on the same objects.
+const KubectlApplyManager = "kubectl-client-side-apply"
+
+// State says where an object stands with apply.
+type State string
+
+// Object states.
+const (
+	// StateApplied: the object has a last-applied record.
+	StateApplied State = "applied"
+	// StateMissing: the object is not on the server.
+	StateMissing State = "missing"
+	// StateNoRecord: the object exists without a last-applied record.
+	StateNoRecord State = "no-record"
+)
+
+// ObjectStatus is the drift of one object from its last apply, as
+// `kapply status -o json` prints it.
+type ObjectStatus struct {
+	Object string `json:"object"`
+	Source string `json:"source"`
+	State  State  `json:"state"`
+	// Drift is set in StateApplied.
+	*lastapplied.Drift
+}
+
+// Status reads t's live object and finds the fields changed since the last
+// apply and the fields of the file other managers own; fieldManager's and
+// kubectl apply's fields are not foreign.
+func Status(ctx context.Context, t Target, resolver *schema.Resolver, fieldManager string) (ObjectStatus, error) {
+	s, err := status(ctx, t, resolver, []string{fieldManager, KubectlApplyManager})
+	return s, targetError(t, err)
+}
+
+func status(ctx context.Context, t Target, resolver *schema.Resolver, appliers []string) (ObjectStatus, error) {
+	s := ObjectStatus{Object: t.Ref, Source: t.Source}
+	live, err := getLive(ctx, t)
+	if errors.Is(err, ErrNotFound) {
+		s.State = StateMissing
+		return s, nil
+	}
+	if err != nil {
+		return s, err
+	}
+	owners, err := lastapplied.Owners(live)
+	if err != nil {
+		return s, err
+	}
+	kind, err := resolver.Kind(live.GroupVersionKind())
+	if err != nil {
+		return s, fmt.Errorf("reading the schema: %w", err)
+	}
+	s.Drift, err = lastapplied.FindDrift(live, t.Obj, kind, owners, appliers)
+	if errors.Is(err, lastapplied.ErrNoRecord) {
+		s.State = StateNoRecord
+		return s, nil
+	}
+	s.State = StateApplied
+	return s, err
+}
