@@ -18,7 +18,7 @@ import (
 //	spec.containers[name="my,odd]name"].image           a key value holding , or ], quoted
 //	metadata.finalizers[=example.com/cleanup]           an element of a list of plain values, by value
 //
-// A dot before a bracket is allowed (`labels.["a.b"]`, as diff prints it).
+// A dot before a bracket is allowed too (`labels.["a.b"]`).
 // Key values match the element's value printed as text, so containerPort=80
 // matches the number 80. Elements are never chosen by position: positions
 // shift when anyone adds an element.
