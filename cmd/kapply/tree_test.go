@@ -101,6 +101,18 @@ func TestApplyBigConfigMap(t *testing.T) {
 	if _, ok := live.GetAnnotations()[lastapplied.Annotation]; ok {
 		t.Errorf("a full last-applied annotation is on an object over the limit")
 	}
+
+	// Back under the limit: the full record returns, the compact one goes.
+	writeFile(t, dir, "big.yaml", manifest("a"))
+	mustApply(t, dir, ns, "configmap/big configured\n")
+	live, err = dynClient(t).Resource(configMaps).Namespace(ns).Get(context.Background(), "big", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotations := live.GetAnnotations()
+	if _, full := annotations[lastapplied.Annotation]; !full || annotations[lastapplied.CompactAnnotation] != "" || len(live.Object["data"].(map[string]any)) != 1 {
+		t.Errorf("after shrinking: full record %v, compact record %q, %d keys", full, annotations[lastapplied.CompactAnnotation], len(live.Object["data"].(map[string]any)))
+	}
 }
 
 // TestApplyInputs: -R walks nested directories, -k runs kustomize, - reads

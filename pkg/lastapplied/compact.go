@@ -116,8 +116,8 @@ func DropStale(file, live *unstructured.Unstructured) {
 	if _, ok := live.GetAnnotations()[stale]; !ok {
 		return
 	}
-	if annotations, ok, _ := unstructured.NestedMap(file.Object, "metadata", "annotations"); ok {
+	metadata, _ := file.Object["metadata"].(map[string]any)
+	if annotations, ok := metadata["annotations"].(map[string]any); ok {
 		annotations[stale] = nil
-		file.Object["metadata"].(map[string]any)["annotations"] = annotations
 	}
 }
