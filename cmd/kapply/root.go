@@ -48,6 +48,15 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 		Example: `  # Apply every object in a directory tree
   kapply apply -f manifests/ -R
 
+  # See what it would change, and why
+  kapply diff -f manifests/ -R --explain
+
+  # Apply and delete what the files no longer declare (an ApplySet, as kubectl's)
+  kapply apply -f manifests/ -R -n shop --prune --applyset=shop
+
+  # Hand replicas over to an autoscaler
+  kapply release -f manifests/web.yaml --field spec.replicas
+
   # Print the client and server versions
   kapply version`,
 		SilenceUsage:  true,
