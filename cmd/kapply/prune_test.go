@@ -268,3 +268,44 @@ func TestDiffShowsWhatPruneWouldDelete(t *testing.T) {
 		t.Errorf("%d configmaps after diff, want 5", got)
 	}
 }
+
+// TestPruneNothingWhenAnObjectCannotBeMapped: an object whose kind cannot be
+// mapped (a typo in apiVersion) has no settled identity; its live copy must
+// not look undeclared, so nothing is pruned.
+func TestPruneNothingWhenAnObjectCannotBeMapped(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := fiveConfigMaps(t)
+	prune := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=shop"}
+	if r := kapply(t, prune...); r.code != 0 {
+		t.Fatalf("first apply: exit %d\n%s", r.code, r.stderr)
+	}
+	writeFile(t, dir, "cm1.yaml", "apiVersion: v2\nkind: ConfigMap\nmetadata: {name: cm1, labels: {app: shop}}\n")
+	r := kapply(t, prune...)
+	if r.code != exitFailed || strings.Contains(r.stdout, "pruned") || !strings.Contains(r.stderr, "not pruning") {
+		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := len(liveConfigMaps(t, ns)); got != 5 {
+		t.Errorf("%d configmaps left, want 5", got)
+	}
+}
+
+// TestClusterScopedObjectWithANamespace: a cluster-scoped object whose file
+// names a namespace (kustomize does that to kinds it does not know) applies,
+// re-applies unchanged and is never pruned as undeclared.
+func TestClusterScopedObjectWithANamespace(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	name := "reader-" + ns
+	dir := writeFiles(t, map[string]string{
+		"role.yaml": fmt.Sprintf("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: %s, namespace: %s}\nrules: [{apiGroups: [\"\"], resources: [pods], verbs: [get]}]\n", name, ns),
+	})
+	prune := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=roles"}
+	ref := "clusterrole.rbac.authorization.k8s.io/" + name
+	if r := kapply(t, prune...); r.code != 0 || r.stdout != ref+" created\n" {
+		t.Fatalf("first apply: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := kapply(t, prune...); r.code != 0 || r.stdout != ref+" unchanged\n" {
+		t.Errorf("second apply: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -181,8 +181,11 @@ func (r *runner) writeParent(ctx context.Context, s *applySet, superset bool) er
 	}
 	client := r.dynamic.Resource(s.mapping.Resource).Namespace(s.namespace)
 	force := true // the set's fields are ours, even if kubectl wrote them last
-	_, err = client.Patch(ctx, s.name, types.ApplyPatchType, body,
-		metav1.PatchOptions{FieldManager: applySetFieldManager, Force: &force, DryRun: r.serverDryRun()})
+	err = r.retryTransient(ctx, func() error {
+		_, err := client.Patch(ctx, s.name, types.ApplyPatchType, body,
+			metav1.PatchOptions{FieldManager: applySetFieldManager, Force: &force, DryRun: r.serverDryRun()})
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("updating ApplySet parent %s: %w", s, err)
 	}

@@ -75,10 +75,13 @@ func (r *runner) timeout() time.Duration { return r.opts.Timeout }
 
 // settleNamespace gives a namespaced object the default namespace when it
 // names none, refuses a contradiction with an explicit -n as kubectl does,
-// and leaves cluster-scoped objects as they are (requests for them carry no
-// namespace; the last-applied record keeps the file's text, as kubectl's does).
+// and drops the namespace of cluster-scoped objects (kustomize's namespace:
+// adds one to kinds it does not know): the server ignores it, so kept in the
+// record it would make every apply "configured", and prune would not
+// recognize the live object as the file's.
 func (r *runner) settleNamespace(o *Object) error {
 	if !namespaced(o) {
+		o.Obj.SetNamespace("")
 		return nil
 	}
 	ns := o.Obj.GetNamespace()

@@ -37,9 +37,19 @@ type candidate struct {
 // prunable says why pruning may not run at all: files that could not be
 // loaded (their objects would look dropped) or no files at all.
 func (r *runner) prunable(objects []*Object, loadErrs []error) error {
+	unmapped := 0
+	for _, o := range objects {
+		if o.Mapping == nil {
+			unmapped++
+		}
+	}
 	switch {
 	case len(loadErrs) > 0:
 		return fmt.Errorf("not pruning: %d file(s) or object(s) could not be loaded, and what they declare would be deleted", len(loadErrs))
+	case unmapped > 0:
+		// Their identity (namespace, even kind) is unsettled: the live
+		// object could look undeclared and be deleted.
+		return fmt.Errorf("not pruning: %d object(s) could not be mapped to a resource, and their live copies could look undeclared", unmapped)
 	case len(objects) == 0 && !r.opts.PruneAllowEmpty:
 		return fmt.Errorf("not pruning: no objects were loaded, which would delete every member; pass --prune-allow-empty to mean it")
 	}

@@ -31,6 +31,11 @@ func (p RecordPatch) Send(ctx context.Context, dryRun DryRun) error {
 	if dryRun == ClientDryRun {
 		return nil
 	}
+	// resource.Helper takes no context: honour a cancelled one before
+	// writing, never after a write that succeeded.
+	if err := ctx.Err(); err != nil {
+		return targetError(p.Target, err)
+	}
 	helper := resource.NewHelper(p.Target.info.Client, p.Target.info.Mapping).
 		WithFieldManager(DefaultFieldManager).
 		DryRun(dryRun == ServerDryRun)
@@ -38,7 +43,7 @@ func (p RecordPatch) Send(ctx context.Context, dryRun DryRun) error {
 	if _, err := helper.Patch(info.Namespace, info.Name, types.MergePatchType, p.Patch, nil); err != nil {
 		return targetError(p.Target, fmt.Errorf("patching the last-applied record: %w", err))
 	}
-	return targetError(p.Target, ctx.Err())
+	return nil
 }
 
 // PlanSet computes the patch that records the file of t as its last-applied
@@ -85,6 +90,9 @@ var ErrNotFound = errors.New("not found on the server")
 
 // getLive reads the live object of a target.
 func getLive(ctx context.Context, t Target) (*unstructured.Unstructured, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	obj, err := resource.NewHelper(t.info.Client, t.info.Mapping).Get(t.info.Namespace, t.info.Name)
 	if apierrors.IsNotFound(err) {
 		return nil, ErrNotFound
@@ -96,5 +104,5 @@ func getLive(ctx context.Context, t Target) (*unstructured.Unstructured, error) 
 	if !ok {
 		return nil, fmt.Errorf("reading live object: unexpected type %T", obj)
 	}
-	return live, ctx.Err()
+	return live, nil
 }

@@ -85,7 +85,9 @@ func (r *runner) upgradeClientSideOwnership(ctx context.Context, client dynamic.
 			return live, nil
 		}
 		upgraded, err := client.Patch(ctx, live.GetName(), types.JSONPatchType, patch, metav1.PatchOptions{})
-		if !apierrors.IsConflict(err) && !apierrors.IsInvalid(err) {
+		// The patch tests resourceVersion first: a concurrent write fails
+		// that test, which the server reports as a conflict.
+		if !apierrors.IsConflict(err) {
 			if err != nil {
 				return nil, fmt.Errorf("upgrading client-side field ownership: %w", err)
 			}

@@ -78,6 +78,7 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 		if getErr == nil {
 			return r.update(ctx, client, o, live)
 		}
+		err = fmt.Errorf("%w; reading it then: %w", err, getErr)
 	}
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("creating: %w", err), Warnings: warnings}

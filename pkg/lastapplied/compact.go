@@ -76,32 +76,44 @@ func compactRecord(record []byte) ([]byte, error) {
 	if err := json.Unmarshal(record, &value); err != nil {
 		return nil, fmt.Errorf("compacting last-applied configuration: %w", err)
 	}
-	compact, err := json.Marshal(elide(value))
+	compact, err := json.Marshal(elide(value, false))
 	if err != nil {
 		return nil, fmt.Errorf("compacting last-applied configuration: %w", err)
 	}
 	return compact, nil
 }
 
-// elide replaces every string longer than elideOver by a digest of it, keeping
-// the structure: map keys, list lengths and order, short values.
-func elide(v any) any {
+// elide replaces every string longer than elideOver outside lists by a
+// digest of it, keeping the structure: map keys, list lengths and order,
+// short values. Nothing inside a list is elided: set elements and the merge
+// keys of list elements are what the next apply matches live elements by.
+func elide(v any, inList bool) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, item := range v {
-			v[k] = elide(item)
+			v[k] = elide(item, inList)
 		}
 	case []any:
 		for i, item := range v {
-			v[i] = elide(item)
+			v[i] = elide(item, true)
 		}
 	case string:
-		if len(v) > elideOver {
-			sum := sha256.Sum256([]byte(v))
-			return "sha256:" + hex.EncodeToString(sum[:16])
+		if len(v) > elideOver && !inList {
+			return digestOf(v)
 		}
 	}
 	return v
+}
+
+// digestOf is how the compact record keeps a long string; other values have
+// no digest.
+func digestOf(v any) any {
+	s, ok := v.(string)
+	if !ok || len(s) <= elideOver {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:16])
 }
 
 // DropStale marks for deletion, with null in the file's annotations, the

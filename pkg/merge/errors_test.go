@@ -96,3 +96,32 @@ func FuzzThreeWayJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestLargeIntegersCompareExactly: integers past 2^53 differ even where
+// float64 would round them together, so a changed value is never "unchanged".
+func TestLargeIntegersCompareExactly(t *testing.T) {
+	live := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "spec": map[string]any{"n": int64(9007199254740992), "set": []any{int64(9007199254740992)}}}
+	file := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "spec": map[string]any{"n": int64(9007199254740993)}}
+	plan, err := ThreeWay(nil, file, live, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Empty() || plan.Merged["spec"].(map[string]any)["n"] != int64(9007199254740993) {
+		t.Errorf("empty %v, merged %v, patch %s", plan.Empty(), plan.Merged["spec"], plan.Patch.Data)
+	}
+	if k1, _ := scalarKey(int64(9007199254740992)); k1 == mustKey(t, int64(9007199254740993)) {
+		t.Errorf("set keys of 2^53 and 2^53+1 collide: %s", k1)
+	}
+	if mustKey(t, int64(3)) != mustKey(t, float64(3)) {
+		t.Errorf("3 and 3.0 must share a set key")
+	}
+}
+
+func mustKey(t *testing.T, v any) string {
+	t.Helper()
+	k, ok := scalarKey(v)
+	if !ok {
+		t.Fatalf("no key for %v", v)
+	}
+	return k
+}

@@ -48,6 +48,33 @@ func finiteShape(f float64) shape {
 
 // number returns a scalar as a float64 when it is numeric, so that 1 decoded
 // as int64 and 1 decoded as float64 compare equal.
+// integer returns v as an int64 when it is a Go integer that fits one.
+func integer(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case uint:
+		return int64(x), uint64(x) <= math.MaxInt64
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint64:
+		return int64(x), x <= math.MaxInt64
+	}
+	return 0, false
+}
+
 func number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int:
@@ -91,6 +118,9 @@ func scalarKey(v any) (string, bool) {
 	case bool:
 		return "b" + strconv.FormatBool(x), true
 	}
+	if i, ok := integer(v); ok {
+		return "n" + strconv.FormatInt(i, 10), true
+	}
 	if f, ok := number(v); ok && shapeOf(v) == scalarShape {
 		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 			return "n" + strconv.FormatInt(int64(f), 10), true
@@ -111,6 +141,11 @@ func equal(a, b any) bool {
 		return ok && equalLists(x, y)
 	case nil:
 		return b == nil
+	}
+	if ia, ok := integer(a); ok {
+		if ib, okb := integer(b); okb {
+			return ia == ib // exact: float64 loses integers past 2^53
+		}
 	}
 	if fa, ok := number(a); ok {
 		fb, okb := number(b)
