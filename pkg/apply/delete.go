@@ -33,14 +33,14 @@ type DeleteOptions struct {
 // in that order.
 func Delete(ctx context.Context, getter genericclioptions.RESTClientGetter, opts DeleteOptions) ([]Event, error) {
 	r, err := newRunner(getter, Options{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace,
-		Timeout: opts.Timeout, DryRun: opts.DryRun, Parallel: opts.Parallel, Cascade: opts.Cascade}.withDefaults())
+		Timeout: opts.Timeout, DryRun: opts.DryRun, Parallel: opts.Parallel, Cascade: opts.Cascade,
+		WaitDeleted: opts.Wait, IgnoreNotFound: opts.IgnoreNotFound}.withDefaults())
 	if err != nil {
 		return nil, err
 	}
 	if err := r.reachServer(ctx); err != nil {
 		return nil, err
 	}
-	r.deleting = opts
 	objects, loadErrs := Load(getter, opts.Files, opts.Selector)
 	var events []Event
 	order := phases(objects)
@@ -66,7 +66,7 @@ func (r *runner) deleteDeclared(ctx context.Context, o *Object) Event {
 		return Event{Object: o, Outcome: Failed, Err: objectError(o, err)}
 	}
 	ev := r.deleteOne(ctx, o, Deleted)
-	if apierrors.IsNotFound(ev.Err) && r.deleting.IgnoreNotFound {
+	if apierrors.IsNotFound(ev.Err) && r.opts.IgnoreNotFound {
 		return Event{Object: o, Outcome: Skipped}
 	}
 	if ev.Err != nil {
@@ -95,7 +95,7 @@ func (r *runner) deleteOne(ctx context.Context, o *Object, outcome Outcome) Even
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("deleting: %w", err)}
 	}
-	if r.deleting.Wait && r.opts.DryRun == NoDryRun {
+	if r.opts.WaitDeleted && r.opts.DryRun == NoDryRun {
 		if err := r.awaitGone(ctx, o); err != nil {
 			return Event{Object: o, Outcome: Failed, Err: err}
 		}

@@ -31,8 +31,6 @@ type runner struct {
 	// take a moment to appear in discovery.
 	crdsApplied bool
 	done        atomic.Int64
-	// deleting holds the options of a delete run.
-	deleting DeleteOptions
 }
 
 // Run applies every object in opts.Files and returns one event per object,
