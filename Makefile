@@ -17,14 +17,14 @@ k8s-bin:
 
 ## check: gofmt, go vet, go.mod tidy
 check:
-	@unformatted=$$(gofmt -l cmd pkg internal hack); \
+	@unformatted=$$(gofmt -l cmd pkg internal hack test); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 
 ## test: checks, then every test with the race detector, integration tests on a local cluster
 test: k8s-bin check
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 60m ./...
 
 ## unit: the tests that need no cluster
 unit:

@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/diff"
 )
 
 // adoptOptions are the flags of `kapply adopt`.
@@ -31,7 +32,10 @@ and the object's resourceVersion, so a concurrent write makes it fail instead.
 
 For each object it prints the fields where the live object differs from the file:
 what the next kapply apply will change. Objects that already have a record are
-left alone (see kapply last-applied set).`,
+left alone (see kapply last-applied set). Secret values are masked.
+
+A write the server refuses is reported and the other objects are still adopted;
+the exit code is then 1.`,
 		Example: `  # Export what kubectl create made, adopt it, and manage it with apply from now on
   kapply export deployment/web > web.yaml
   kapply adopt -f web.yaml --dry-run
@@ -66,23 +70,27 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	// A failed write does not stop the others: each is reported, and the
+	// exit code says some failed.
+	failed := 0
 	for _, a := range adoptions {
 		if err := reportAdoption(ctx, streams, a, dryRun); err != nil {
-			return err
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
+			failed++
 		}
 	}
-	return nil
+	return someFailed(failed, len(adoptions), "could not be adopted")
 }
 
 // reportAdoption sends one adoption's patch and prints what the next apply
-// changes.
+// changes, Secret values masked.
 func reportAdoption(ctx context.Context, streams genericiooptions.IOStreams, a apply.Adoption, dryRun apply.DryRun) error {
 	if a.Skip != nil {
 		fmt.Fprintf(streams.ErrOut, "%s skipped: %v (kapply last-applied set replaces it)\n", a.Target.Ref, a.Skip)
 		return nil
 	}
 	if err := a.Send(ctx, dryRun); err != nil {
-		return withCode(exitFailed, err)
+		return err
 	}
 	fmt.Fprintf(streams.Out, "%s adopted%s\n", a.Target.Ref, dryRunSuffix(dryRun))
 	if len(a.Changes) == 0 {
@@ -91,7 +99,11 @@ func reportAdoption(ctx context.Context, streams genericiooptions.IOStreams, a a
 	}
 	fmt.Fprintln(streams.Out, "  the next apply changes:")
 	for _, c := range a.Changes {
-		fmt.Fprintf(streams.Out, "    %s: %s -> %s (%s)\n", c.Path, showValue(c.Old), showValue(c.New), c.Reason)
+		old, new := showValue(c.Old), showValue(c.New)
+		if len(c.Path) > 0 && diff.IsSecretValue(a.Target.Obj.Object, c.Path[0].Field) {
+			old, new = diff.MaskChange(c.Old, c.New)
+		}
+		fmt.Fprintf(streams.Out, "    %s: %s -> %s (%s)\n", c.Path, old, new, c.Reason)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,10 +26,13 @@ type applyOptions struct {
 	mergeKeyFile string
 	parallel     int
 	dryRun       string
+	validate     string
 	output       string
 	prune        pruneOptions
 	serverSide   bool
 	force        bool
+	secretRecord string
+	wait         bool
 }
 
 // pruneOptions are apply's pruning flags.
@@ -57,7 +61,13 @@ x-kubernetes-list-map-keys, or by keys you declare (--merge-key, see
 docs/merge-keys.md), where kubectl replaces them whole.
 
 One bad object never stops the others: every failure is printed with its file and
-object, and the exit code is 1. A summary line goes to stderr.`,
+object, and the exit code is 1. A summary line goes to stderr.
+
+With --wait, apply then waits until every applied object is ready or failed, as
+kstatus computes it from the object's status (one watch per resource and
+namespace), printing "deployment.apps/web ready" or "job.batch/x failed: REASON:
+MESSAGE" per object; whatever is neither after --timeout is named with its
+reason, and the exit code is 1.`,
 		Example: `  # Apply one file
   kapply apply -f deployment.yaml
 
@@ -71,6 +81,9 @@ object, and the exit code is 1. A summary line goes to stderr.`,
   # See what would happen, computed locally or by the server's dry run
   kapply apply -f manifests/ -R --dry-run=client
   kapply apply -f manifests/ -R --dry-run=server -o yaml
+
+  # Apply, then wait up to 5 minutes until everything is rolled out and ready
+  kapply apply -f manifests/ -R --wait --timeout 5m
 
   # Apply server-side, taking fields other managers own
   kapply apply -f manifests/ -R --server-side --force-conflicts
@@ -90,15 +103,18 @@ object, and the exit code is 1. A summary line goes to stderr.`,
 	flags.BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "apply the output of this kustomization directory")
 	flags.StringVarP(&opts.selector, "selector", "l", "", "apply only the objects whose labels match this selector (e.g. -l app=web)")
-	flags.StringVar(&opts.fieldManager, "field-manager", apply.DefaultFieldManager, "name recorded in managedFields for kapply's writes")
-	flags.DurationVar(&opts.timeout, "timeout", time.Minute, "how long to wait for CRDs of the run to become established")
+	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("name recorded in managedFields for the writes (default %q, or %q with --server-side, as kubectl)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
+	flags.DurationVar(&opts.timeout, "timeout", time.Minute, "how long to wait for CRDs of the run to become established, and with --wait, how long to wait (from the end of the apply) for the applied objects to become ready")
+	flags.BoolVar(&opts.wait, "wait", false, "after applying, wait until every applied object is ready (kstatus: a Deployment rolled out, a Job started, a custom resource's Ready condition True...) or failed, up to --timeout; exit 1 if any failed or is not ready; ignored with --dry-run")
 	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys: 'KIND[.GROUP][/VERSION]:PATH=KEY[,KEY]' or ':PATH:set' (repeatable; see docs/merge-keys.md)")
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to apply at once")
-	flags.StringVar(&opts.dryRun, "dry-run", "none", `"none", "client" (compute every change locally, send nothing) or "server" (the server's dry run: admission and defaulting show, nothing is stored)`)
+	addKubectlDryRunFlag(cmd, &opts.dryRun, `"none", "client" (compute every change locally, send nothing; also a bare --dry-run, deprecated as in kubectl) or "server" (the server's dry run: admission and defaulting show, nothing is stored)`)
+	addValidateFlag(cmd, &opts.validate)
 	flags.StringVarP(&opts.output, "output", "o", "", `print "name", "yaml" or "json" of what was applied instead of the kubectl-style lines`)
 	flags.BoolVar(&opts.serverSide, "server-side", false, "send each object as a server-side apply patch (managedFields decide ownership); objects last applied client-side are upgraded so dropped fields are still deleted")
 	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own")
+	flags.StringVar(&opts.secretRecord, "secret-record", "redacted", `how a Secret's values are kept in its last-applied record: "redacted" (each value a salted digest, keys kept; see docs/secret-records.md) or "plain" (as kubectl keeps them)`)
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "delete the objects the files no longer declare: members of --applyset, or (kubectl's older form) objects matching -l")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet to prune from, [RESOURCE[.GROUP]/]NAME (a Secret by default, in the -n namespace); compatible with kubectl's")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune, as group/version/kind (core/v1/ConfigMap); Namespaces and PersistentVolumes are pruned only when listed here")
@@ -112,14 +128,31 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	if warning := dryRunDeprecation(opts.dryRun); warning != "" {
+		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", warning)
+	}
 	bar := newProgress(streams.ErrOut)
 	runOpts.Progress = bar.update
-	events, err := apply.Run(cmd.Context(), getter, runOpts)
-	bar.finish()
-	if err != nil {
-		return withCode(exitError, err)
+	lines := printer.stream(streams, bar.clear)
+	if lines != nil {
+		runOpts.OnEvent = lines.add
 	}
-	if failed := printer.print(streams, events); failed > 0 {
+	events, err := apply.Run(cmd.Context(), getter, runOpts)
+	printed := lines.close()
+	bar.finish()
+	if errors.Is(err, apply.ErrNoObjects) && opts.prune.enabled {
+		err = fmt.Errorf("%w; not pruning, which would delete every member: pass --prune-allow-empty to mean it", err)
+	}
+	if err != nil {
+		return runFailed(err)
+	}
+	failed := printer.printRest(streams, events, printed)
+	if opts.wait && runOpts.DryRun == apply.NoDryRun {
+		if err := waitReady(cmd.Context(), getter, streams, events, opts.timeout, opts.output); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
 		return withCode(exitFailed, nil)
 	}
 	return nil
@@ -131,6 +164,10 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		return apply.Options{}, nil, fmt.Errorf("must specify one of -f or -k")
 	}
 	dryRun, err := parseDryRun(opts.dryRun)
+	if err != nil {
+		return apply.Options{}, nil, err
+	}
+	validation, err := opts.fieldValidation()
 	if err != nil {
 		return apply.Options{}, nil, err
 	}
@@ -152,6 +189,10 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 	if err != nil {
 		return apply.Options{}, nil, err
 	}
+	secretRecord, err := parseSecretRecord(opts.secretRecord)
+	if err != nil {
+		return apply.Options{}, nil, err
+	}
 	namespace, enforce, err := getter.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return apply.Options{}, nil, fmt.Errorf("reading the namespace from kubeconfig: %w", err)
@@ -162,6 +203,7 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		Namespace:        namespace,
 		EnforceNamespace: enforce,
 		FieldManager:     opts.fieldManager,
+		FieldValidation:  validation,
 		Timeout:          opts.timeout,
 		MergeKeys:        mergeKeys,
 		Parallel:         opts.parallel,
@@ -173,7 +215,17 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		Cascade:          cascade,
 		ServerSide:       opts.serverSide,
 		ForceConflicts:   opts.force,
+		SecretRecord:     secretRecord,
 	}, printer, nil
+}
+
+// fieldValidation is the server's fieldValidation for --validate; empty
+// (the server's default, as kubectl diff) when the flag is unset.
+func (opts applyOptions) fieldValidation() (string, error) {
+	if opts.validate == "" {
+		return "", nil
+	}
+	return parseValidate(opts.validate)
 }
 
 // checkServerSide refuses what kubectl refuses with --server-side.
@@ -210,18 +262,6 @@ func parseCascade(s string) (metav1.DeletionPropagation, error) {
 		return metav1.DeletePropagationOrphan, nil
 	}
 	return "", fmt.Errorf(`--cascade must be "background", "foreground" or "orphan", not %q`, s)
-}
-
-func parseDryRun(s string) (apply.DryRun, error) {
-	switch s {
-	case "none", "":
-		return apply.NoDryRun, nil
-	case "client":
-		return apply.ClientDryRun, nil
-	case "server":
-		return apply.ServerDryRun, nil
-	}
-	return apply.NoDryRun, fmt.Errorf(`--dry-run must be "none", "client" or "server", not %q`, s)
 }
 
 // parseMergeKeys reads --merge-keys-file, then every --merge-key.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,8 @@ type diffOptions struct {
 	parallel     int
 	dryRun       string
 	local        bool
+	serverSide   bool
+	force        bool
 	color        string
 	showManaged  bool
 	showSecrets  bool
@@ -55,7 +58,7 @@ kubectl diff; --dry-run=client (or --local) computes it locally and needs only
 read access.
 
 Fields every write changes (managedFields, resourceVersion, generation, the
-last-applied annotations) are hidden unless --show-managed; Secret values are
+last-applied annotations) are hidden unless --show-managed-fields; Secret values are
 masked unless --show-secrets. --explain adds, after each diff, every changed field
 with its reason (set by file, removed from file, kept: not managed by the file)
 and the manager that owns it now. --summary prints one line per object.
@@ -89,14 +92,18 @@ objects were diffed and others failed).`,
 	flags.BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "diff the output of this kustomization directory")
 	flags.StringVarP(&opts.selector, "selector", "l", "", "diff only the objects whose labels match this selector (e.g. -l app=web)")
-	flags.StringVar(&opts.fieldManager, "field-manager", apply.DefaultFieldManager, "field manager of the dry-run writes, as apply would use it")
+	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("field manager of the dry-run writes, as apply would use it (default %q, or %q with --server-side)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
 	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys, as for apply (repeatable; see docs/merge-keys.md)")
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to diff at once")
+	flags.IntVar(&opts.parallel, "concurrency", apply.DefaultParallel, "the same as --parallel (kubectl diff's name)")
+	flags.BoolVar(&opts.serverSide, "server-side", false, "compute the result as apply --server-side would: the server's dry run of the apply patch")
+	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own, as apply --force-conflicts would")
 	flags.StringVar(&opts.dryRun, "dry-run", "server", `how the result is computed: "server" (the server's dry run) or "client" (locally)`)
 	flags.BoolVar(&opts.local, "local", false, `compute the result locally; the same as --dry-run=client`)
 	flags.StringVar(&opts.color, "color", "auto", `colour the diff: "auto" (when stdout is a terminal and NO_COLOR is unset), "always" or "never"`)
-	flags.BoolVar(&opts.showManaged, "show-managed", false, "show managedFields, resourceVersion, generation and the last-applied annotations")
+	flags.BoolVar(&opts.showManaged, "show-managed-fields", false, "show managedFields, resourceVersion, generation and the last-applied annotations")
+	flags.BoolVar(&opts.showManaged, "show-managed", false, "the same as --show-managed-fields")
 	flags.BoolVar(&opts.showSecrets, "show-secrets", false, "show the values of Secrets instead of masks")
 	flags.BoolVar(&opts.explain, "explain", false, "after each diff, give every changed field's reason and current owners")
 	flags.BoolVar(&opts.summary, "summary", false, "print one line per object instead of the diffs")
@@ -112,9 +119,14 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitError, err)
 	}
 	events, err := apply.Run(ctx, getter, runOpts)
+	if errors.Is(err, apply.ErrNoObjects) {
+		// kubectl diff shows nothing for files without objects, and exits 0.
+		return nil
+	}
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	events = maskEventSecrets(events)
 	comparisons, failed := compareEvents(streams.ErrOut, events, printer.Options)
 	differ, err := show(ctx, streams, printer, comparisons)
 	if err != nil {
@@ -139,7 +151,8 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	}
 	runOpts, _, err := applyOptions{filenames: opts.filenames, recursive: opts.recursive, kustomize: opts.kustomize,
 		selector: opts.selector, fieldManager: opts.fieldManager, mergeKeys: opts.mergeKeys,
-		mergeKeyFile: opts.mergeKeyFile, parallel: opts.parallel, dryRun: dryRun, prune: opts.prune}.toRun(getter)
+		mergeKeyFile: opts.mergeKeyFile, parallel: opts.parallel, dryRun: dryRun, prune: opts.prune,
+		serverSide: opts.serverSide, force: opts.force}.toRun(getter)
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
 		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color}}
 	return runOpts, printer, err

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/kapply/kapply/pkg/apply"
 )
 
 // Exit codes, decided here and nowhere else. They follow kubectl: diff uses
@@ -14,6 +16,8 @@ const (
 	exitFailed = 1
 	// exitDifferences: `diff` found differences (kubectl's 1).
 	exitDifferences = 1
+	// exitDrift: `status` found an object not in step with its last apply.
+	exitDrift = 1
 	// exitError: the command could not run (bad flags, no cluster).
 	exitError = 2
 )
@@ -53,4 +57,23 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "error:", err)
 	return exitError
+}
+
+// someFailed is the exit of a command that went on past failed objects,
+// each already printed: 1 with a count when any failed.
+func someFailed(failed, total int, what string) error {
+	if failed == 0 {
+		return nil
+	}
+	return withCode(exitFailed, fmt.Errorf("%d of %d object(s) %s", failed, total, what))
+}
+
+// runFailed is the exit of an apply run that stopped as a whole: 1 for
+// files without objects (kubectl's "no objects passed to apply"), 2 for
+// everything else (no cluster, a bad ApplySet).
+func runFailed(err error) error {
+	if errors.Is(err, apply.ErrNoObjects) {
+		return withCode(exitFailed, err)
+	}
+	return withCode(exitError, err)
 }

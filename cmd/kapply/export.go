@@ -9,12 +9,14 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
 
 // exportOptions are the flags of `kapply export`.
 type exportOptions struct {
-	output string
+	output      string
+	showSecrets bool
 }
 
 func newExportCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -29,6 +31,10 @@ server defaults kapply knows for Deployments, StatefulSets, DaemonSets, Pods and
 other workloads' pod templates, and Services, where the value is the default.
 A note on stderr lists the kept fields that may still be defaults.
 
+A Secret's values are masked ("***"), so the output is safe to show but not
+to apply (the server refuses "***" as base64 data); --show-secrets writes
+them, for a file you keep where secrets may be kept.
+
 The first step of moving an object made with kubectl create to files; then
 kapply adopt records the file, and kapply apply manages the object.`,
 		Example: `  kapply export deployment/web service/web > web.yaml
@@ -39,6 +45,7 @@ kapply adopt records the file, and kapply apply manages the object.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "yaml", `"yaml" or "json"`)
+	cmd.Flags().BoolVar(&opts.showSecrets, "show-secrets", false, "write the values of Secrets instead of masks")
 	return cmd
 }
 
@@ -58,6 +65,10 @@ func runExport(getter *genericclioptions.ConfigFlags, streams genericiooptions.I
 	}
 	for _, t := range targets {
 		clean, notes := lastapplied.Export(t.Obj)
+		if !opts.showSecrets && diff.IsSecret(clean.Object) {
+			clean.Object = diff.MaskSecret(clean.Object)
+			notes = append(notes, fmt.Sprintf("%s: the values are masked; --show-secrets writes them", t.Ref))
+		}
 		for _, n := range notes {
 			fmt.Fprintf(streams.ErrOut, "note: %s\n", n)
 		}

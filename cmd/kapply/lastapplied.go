@@ -26,7 +26,11 @@ func newLastAppliedCommand(getter *genericclioptions.ConfigFlags, streams generi
 is what the next apply compares the file with: a field it has and the file lacks is
 deleted. These commands read and write it byte for byte as kubectl's
 view-last-applied, set-last-applied and edit-last-applied do, so either tool reads
-what the other wrote.`,
+what the other wrote. set and edit write each object in turn: a write the server
+refuses is reported, the others are still written, and the exit code is then 1.
+
+A Secret's values are recorded and shown redacted, each a salted digest (an older
+plain record, kubectl's, is redacted for view and edit): see docs/secret-records.md.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(
@@ -163,16 +167,20 @@ func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFla
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	// Each object is edited and written in turn, so one that fails (a bad
+	// edit, a rejected write) does not stop the others: earlier ones are
+	// written already.
+	failed := 0
 	for _, t := range targets {
 		p, err := planEdit(ctx, streams, t)
 		if err != nil {
-			return withCode(exitError, err)
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(err, secretsOf(t.Obj)...))
+			failed++
+			continue
 		}
-		if err := sendPatches(ctx, streams, []apply.RecordPatch{p}, apply.NoDryRun, "edited"); err != nil {
-			return err
-		}
+		failed += sendEach(ctx, streams, []apply.RecordPatch{p}, apply.NoDryRun, "edited")
 	}
-	return nil
+	return someFailed(failed, len(targets), "could not be written")
 }
 
 // planEdit opens the record in the editor and returns the patch that
@@ -230,20 +238,29 @@ func addDryRunFlag(cmd *cobra.Command, dryRun *string) {
 }
 
 // sendPatches sends every pending patch (none in a client dry run) and
-// prints a kubectl-style line per object.
+// prints a kubectl-style line per object, or its error. A failed write does
+// not stop the others; any makes the exit code 1.
 func sendPatches(ctx context.Context, streams genericiooptions.IOStreams, pending []apply.RecordPatch, dryRun apply.DryRun, verb string) error {
+	return someFailed(sendEach(ctx, streams, pending, dryRun, verb), len(pending), "could not be written")
+}
+
+// sendEach is sendPatches returning how many writes failed.
+func sendEach(ctx context.Context, streams genericiooptions.IOStreams, pending []apply.RecordPatch, dryRun apply.DryRun, verb string) int {
 	suffix := dryRunSuffix(dryRun)
+	failed := 0
 	for _, p := range pending {
 		if p.Unchanged() {
 			fmt.Fprintf(streams.Out, "%s unchanged%s\n", p.Target.Ref, suffix)
 			continue
 		}
 		if err := p.Send(ctx, dryRun); err != nil {
-			return withCode(exitFailed, err)
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(err, secretsOf(p.Target.Obj)...))
+			failed++
+			continue
 		}
 		fmt.Fprintf(streams.Out, "%s %s%s\n", p.Target.Ref, verb, suffix)
 	}
-	return nil
+	return failed
 }
 
 func dryRunSuffix(dryRun apply.DryRun) string {

@@ -42,18 +42,26 @@ func newEventPrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) 
 // go to stderr; with the default output, so does the summary line, keeping
 // stdout what kubectl would print.
 func (p *eventPrinter) print(streams genericiooptions.IOStreams, events []apply.Event) int {
+	return p.printRest(streams, events, nil)
+}
+
+// printRest is print for events some of which a lineStream printed already:
+// printed holds, per place in events, how many of its warnings were printed;
+// only warnings added since are printed for those.
+func (p *eventPrinter) printRest(streams genericiooptions.IOStreams, events []apply.Event, printed map[int]int) int {
+	events = maskEventSecrets(events)
 	var results []runtime.Object
-	for _, ev := range events {
-		printWarnings(streams.ErrOut, ev)
-		switch {
-		case ev.Outcome == apply.Failed:
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", ev.Err)
-		case ev.Outcome == apply.Skipped:
-		case p.output == "yaml" || p.output == "json":
-			results = append(results, ev.Result)
-		default:
-			p.printLine(streams, ev)
+	for i, ev := range events {
+		if n, done := printed[i]; done {
+			printWarnings(streams.ErrOut, apply.Event{Warnings: ev.Warnings[min(n, len(ev.Warnings)):]})
+			continue
 		}
+		if (p.output == "yaml" || p.output == "json") && ev.Outcome != apply.Failed && ev.Outcome != apply.Skipped {
+			printWarnings(streams.ErrOut, ev)
+			results = append(results, ev.Result)
+			continue
+		}
+		p.printEvent(streams, ev)
 	}
 	if err := p.printObjects(streams.Out, results); err != nil {
 		fmt.Fprintf(streams.ErrOut, "error: printing objects: %v\n", err)
@@ -63,6 +71,18 @@ func (p *eventPrinter) print(streams genericiooptions.IOStreams, events []apply.
 		fmt.Fprintln(streams.ErrOut, p.summaryLine(summary))
 	}
 	return summary[apply.Failed]
+}
+
+// printEvent prints one event's warnings and its line or error.
+func (p *eventPrinter) printEvent(streams genericiooptions.IOStreams, ev apply.Event) {
+	printWarnings(streams.ErrOut, ev)
+	switch ev.Outcome {
+	case apply.Failed:
+		fmt.Fprintf(streams.ErrOut, "error: %v\n", ev.Err)
+	case apply.Skipped:
+	default:
+		p.printLine(streams, ev)
+	}
 }
 
 // summaryLine counts the outcomes: apply's four always, others when present.
@@ -97,11 +117,12 @@ func (p *eventPrinter) printLine(streams genericiooptions.IOStreams, ev apply.Ev
 }
 
 // printObjects prints one object as it is, several as a List, as kubectl
-// apply -o yaml|json does.
+// apply -o yaml|json does — but a Secret's values masked.
 func (p *eventPrinter) printObjects(w io.Writer, objs []runtime.Object) error {
 	if len(objs) == 0 {
 		return nil
 	}
+	objs = maskObjects(objs)
 	var printer printers.ResourcePrinter = &printers.JSONPrinter{}
 	if p.output == "yaml" {
 		printer = &printers.YAMLPrinter{}

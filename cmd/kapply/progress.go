@@ -45,6 +45,17 @@ func (p *progress) update(done, total int) {
 	fmt.Fprintf(p.w, "\r\033[Kapplying %d/%d", done, total)
 }
 
+// clear clears the progress line, if shown, before another line is
+// printed; the next update shows it again.
+func (p *progress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
+}
+
 // finish clears the progress line.
 func (p *progress) finish() {
 	p.mu.Lock()

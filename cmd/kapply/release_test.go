@@ -121,7 +121,10 @@ func assertRecordHas(t *testing.T, ns, name string, want bool) {
 // scaled them.
 func assertScaleDrift(t *testing.T, dir, ns string) {
 	t.Helper()
-	r := mustRun(t, "status", "-f", dir, "-n", ns, "-o", "json")
+	r := kapply(t, "status", "-f", dir, "-n", ns, "-o", "json")
+	if r.code != exitDrift {
+		t.Errorf("status -o json with drift: exit %d, want %d\n%s", r.code, exitDrift, r.stderr)
+	}
 	var statuses []struct {
 		Object  string
 		State   string
@@ -151,8 +154,8 @@ func assertScaleDrift(t *testing.T, dir, ns string) {
 			t.Errorf("status of %s: want spec.replicas foreign:\n%s", s.Object, r.stdout)
 		}
 	}
-	text := mustRun(t, "status", "-f", dir, "-n", ns)
-	if !strings.Contains(text.stdout, "spec.replicas: last applied 2, live 5 (owned by kubectl") {
+	text := kapply(t, "status", "-f", dir, "-n", ns)
+	if text.code != exitDrift || !strings.Contains(text.stdout, "spec.replicas: last applied 2, live 5 (owned by kubectl") {
 		t.Errorf("status text:\n%s", text.stdout)
 	}
 }

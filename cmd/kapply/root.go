@@ -1,9 +1,16 @@
 package main
 
 import (
+	"context"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
@@ -13,18 +20,75 @@ import (
 // run builds the command tree and executes it with args; it never exits.
 func run(args []string, streams genericiooptions.IOStreams) error {
 	// client-go logs through klog what kapply reports itself, per object and
-	// with its file (discovery failures, for one); keep stderr to kapply's words.
+	// with its file (discovery failures, for one); keep stderr to kapply's
+	// words unless -v asks for klog's (see logOptions.start).
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
+	defer klog.SetOutput(io.Discard)
+	if _, isFile := streams.ErrOut.(*os.File); !isFile {
+		streams.ErrOut = &lockedWriter{w: streams.ErrOut}
+	}
 	root := newRootCommand(streams)
 	root.SetArgs(args)
-	return root.Execute()
+	// The first SIGINT or SIGTERM ends the context: requests in flight are
+	// cut, retries stop sleeping, and every object not yet written is
+	// reported failed (exit 1). A second one ends the process at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return root.ExecuteContext(ctx)
 }
 
-// rootOptions are the flags every command shares, beside cli-runtime's.
+// rootOptions are the flags every command shares, beside cli-runtime's and
+// klog's.
 type rootOptions struct {
 	qps   float32
 	burst int
+	log   logOptions
+}
+
+// logOptions are klog's verbosity flags, -v and --vmodule, as kubectl has
+// them: -v=6 logs every request (method, URL, status), -v=7 their headers.
+// From -v=8 client-go logs request and response bodies, Secret values in
+// clear among them, so those levels need --log-bodies.
+type logOptions struct {
+	bodies bool
+}
+
+// bodyLevel is the first klog level at which client-go logs bodies.
+const bodyLevel = 8
+
+// addFlags binds klog's -v and --vmodule through a private flag set (klog's
+// flags set process-wide state: they start from 0 on every run, as a test
+// runs many in one process) and adds --log-bodies.
+func (o *logOptions) addFlags(flags *pflag.FlagSet) {
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	for _, name := range []string{"v", "vmodule"} {
+		f := klogFlags.Lookup(name)
+		// Set to its zero value, which klog's flags always accept.
+		if err := f.Value.Set(map[string]string{"v": "0", "vmodule": ""}[name]); err != nil {
+			panic(fmt.Sprintf("resetting klog's -%s: %v", name, err))
+		}
+		f.DefValue = f.Value.String()
+		flags.AddGoFlag(f)
+	}
+	flags.BoolVar(&o.bodies, "log-bodies", false, fmt.Sprintf("allow -v=%d and above, at which client-go logs request and response bodies, Secret values included", bodyLevel))
+}
+
+// start sends klog's output to stderr when -v asks for it, and refuses the
+// levels that log bodies without --log-bodies.
+func (o *logOptions) start(stderr io.Writer) error {
+	if klog.V(bodyLevel).Enabled() && !o.bodies {
+		return fmt.Errorf("-v=%d and above log request and response bodies, Secret values included; pass --log-bodies to allow it, or use -v=7 or less", bodyLevel)
+	}
+	if klog.V(1).Enabled() {
+		klog.SetOutput(stderr)
+	}
+	return nil
 }
 
 // newRootCommand is `kapply`, with kubeconfig flags from cli-runtime shared
@@ -61,6 +125,12 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
   kapply version`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			if err := opts.log.start(streams.ErrOut); err != nil {
+				return withCode(exitError, err)
+			}
+			return nil
+		},
 	}
 	cmd.SetIn(streams.In)
 	cmd.SetOut(streams.Out)
@@ -68,6 +138,7 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 	configFlags.AddFlags(cmd.PersistentFlags())
 	cmd.PersistentFlags().Float32Var(&opts.qps, "qps", 500, "requests per second the client may send to the API server")
 	cmd.PersistentFlags().IntVar(&opts.burst, "burst", 1000, "requests the client may send at once above --qps")
+	opts.log.addFlags(cmd.PersistentFlags())
 	cmd.AddCommand(
 		newVersionCommand(configFlags, streams),
 		newApplyCommand(configFlags, streams),

@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
 
@@ -34,7 +35,15 @@ func newStatusCommand(getter *genericclioptions.ConfigFlags, streams genericioop
     (metadata.managedFields);
   - the fields the file sets that a manager other than apply owns now (kubectl
     scale, an autoscaler, kubectl edit).
-Objects not created yet, or without a last-applied record, are said so.`,
+Objects not created yet, or without a last-applied record, are said so. Secret
+values (data, stringData) are masked: the output says only whether one changed.
+Each object on the server also shows its health, as apply --wait computes it
+(kstatus: Current, InProgress, Failed, with the reason); health does not change
+the exit status.
+
+Exit status, as diff's: 0 every object is in step with its last apply, 1 some
+object is not (changed or foreign-owned fields, not on the server, no record),
+2 or more an error.`,
 		Example: `  kapply status -f manifests/ -R
   kapply status -f web.yaml -o json | jq '.[].changed'`,
 		Args: cobra.NoArgs,
@@ -69,13 +78,62 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 		if err != nil {
 			return withCode(exitError, err)
 		}
+		maskSecretValues(s.Drift, t.Obj.Object)
 		statuses = append(statuses, s)
 	}
 	if opts.output == "json" {
-		return printStatusJSON(streams.Out, statuses)
+		if err := printStatusJSON(streams.Out, statuses); err != nil {
+			return err
+		}
+	} else {
+		printStatusText(streams.Out, statuses)
 	}
-	printStatusText(streams.Out, statuses)
+	return statusExit(statuses)
+}
+
+// statusExit is 1 when some object is not in step with its last apply.
+func statusExit(statuses []apply.ObjectStatus) error {
+	for _, s := range statuses {
+		if !inStep(s) {
+			return withCode(exitDrift, nil)
+		}
+	}
 	return nil
+}
+
+func inStep(s apply.ObjectStatus) bool {
+	return s.State == apply.StateApplied && len(s.Changed) == 0 && len(s.Foreign) == 0
+}
+
+// maskSecretValues replaces the values of a Secret's changed data and
+// stringData fields with diff's masks, in every output format.
+func maskSecretValues(d *lastapplied.Drift, file map[string]any) {
+	if d == nil {
+		return
+	}
+	for i, c := range d.Changed {
+		if !diff.IsSecretValue(file, topField(c.Path)) {
+			continue
+		}
+		live := c.Live
+		if c.LiveMissing {
+			live = nil
+		}
+		last, masked := diff.MaskChange(c.LastApplied, live)
+		d.Changed[i].LastApplied = last
+		if !c.LiveMissing {
+			d.Changed[i].Live = masked
+		}
+	}
+}
+
+// topField is the first field of a printed path: "data" of
+// data["tls.crt"] or data.password.
+func topField(path string) string {
+	if i := strings.IndexAny(path, ".["); i >= 0 {
+		return path[:i]
+	}
+	return path
 }
 
 func printStatusJSON(w io.Writer, statuses []apply.ObjectStatus) error {
@@ -93,14 +151,14 @@ func printStatusText(w io.Writer, statuses []apply.ObjectStatus) {
 			fmt.Fprintf(w, "%s: not on the server (kapply apply creates it)\n", s.Object)
 			continue
 		case apply.StateNoRecord:
-			fmt.Fprintf(w, "%s: no last-applied record: not managed by apply (kapply adopt hands it over)\n", s.Object)
+			fmt.Fprintf(w, "%s: no last-applied record: not managed by apply (kapply adopt hands it over); %s\n", s.Object, healthText(s.Health))
 			continue
 		}
-		if len(s.Changed) == 0 && len(s.Foreign) == 0 {
-			fmt.Fprintf(w, "%s: in step with the last apply\n", s.Object)
+		if inStep(s) {
+			fmt.Fprintf(w, "%s: in step with the last apply; %s\n", s.Object, healthText(s.Health))
 			continue
 		}
-		fmt.Fprintf(w, "%s:\n", s.Object)
+		fmt.Fprintf(w, "%s: %s\n", s.Object, healthText(s.Health))
 		printChanged(w, s.Changed)
 		printForeign(w, s.Foreign)
 	}
@@ -135,4 +193,21 @@ func byManagers(managers []string) string {
 		return ""
 	}
 	return " (owned by " + strings.Join(managers, ", ") + ")"
+}
+
+// healthText is the object's health as apply --wait sees it: "health:
+// Current", or with the reason and message of another status.
+func healthText(h *apply.Health) string {
+	if h == nil {
+		return "health: unknown"
+	}
+	text := "health: " + h.Status
+	switch {
+	case h.Status == "Current":
+	case h.Reason != "" && h.Message != "":
+		text += " (" + h.Reason + ": " + h.Message + ")"
+	case h.Reason != "" || h.Message != "":
+		text += " (" + h.Reason + h.Message + ")"
+	}
+	return text
 }

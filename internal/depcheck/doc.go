@@ -1,4 +1,5 @@
 // Package depcheck holds the test that guards the main module's dependencies:
-// no k8s.io/kubectl or k8s.io/kubernetes (kapply is not kubectl's apply with
-// a new front), and no replace directives (so `go install ...@latest` works).
+// no package of k8s.io/kubectl or k8s.io/kubernetes is built into kapply
+// (kapply is not kubectl's apply with a new front), and no replace
+// directives (so `go install ...@latest` works).
 package depcheck

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -26,6 +27,8 @@ type Cluster struct {
 	Config *rest.Config
 	// Kubeconfig is the path of a kubeconfig file for the admin user.
 	Kubeconfig string
+	// restarted holds the processes Restart started in place of envtest's.
+	restarted map[string]*exec.Cmd
 }
 
 // Start launches etcd and kube-apiserver on free loopback ports and waits until
@@ -64,6 +67,9 @@ func configureAPIServer(env *envtest.Environment) {
 
 // Stop stops exactly the processes Start started and removes their data.
 func (c *Cluster) Stop() error {
+	if err := c.stopRestarted(); err != nil {
+		return errors.Join(err, c.env.Stop())
+	}
 	if err := c.env.Stop(); err != nil {
 		return fmt.Errorf("stopping etcd and kube-apiserver: %w", err)
 	}

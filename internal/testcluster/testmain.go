@@ -3,6 +3,7 @@ package testcluster
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -23,6 +24,9 @@ import (
 // With -short and no binaries built, the cluster is left nil and tests that
 // call Require are skipped; without -short, missing binaries fail the run.
 func Main(m *testing.M, cluster **Cluster) int {
+	if !flag.Parsed() {
+		flag.Parse() // testing.Short needs the flags; m.Run would parse them later
+	}
 	c, err := Start("")
 	switch {
 	case errors.Is(err, ErrNoBinaries) && testing.Short():

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -94,7 +95,12 @@ func (s *applySet) String() string {
 // fetch reads the parent, if any, and the members it records. A parent of
 // another tool, or with another ID, is an error: that set is not ours.
 func (r *runner) fetchApplySet(ctx context.Context, s *applySet) error {
-	parent, err := r.dynamic.Resource(s.mapping.Resource).Namespace(s.namespace).Get(ctx, s.name, metav1.GetOptions{})
+	var parent *unstructured.Unstructured
+	err := r.retryTransient(ctx, func() error {
+		var err error
+		parent, err = r.dynamic.Resource(s.mapping.Resource).Namespace(s.namespace).Get(ctx, s.name, metav1.GetOptions{})
+		return err
+	})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

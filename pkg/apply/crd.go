@@ -9,18 +9,27 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // awaitCRDs waits, bounded by the run's timeout, until every CRD the phase
-// applied is Established, so custom resources of the same run can follow.
-// A CRD that does not get there turns its event into a failure.
+// applied whose custom resources the run also applies is Established, so
+// those can follow. A CRD that does not get there turns its event into a
+// failure. CRDs without custom resources in the run are not waited for: an
+// install manifest of large CRDs (prometheus-operator's take the server
+// seconds each on a busy machine) is done when the server has them, as with
+// kubectl.
 func (r *runner) awaitCRDs(ctx context.Context, objects []*Object, indexes []int, events []Event) {
+	used := kindsUsed(objects)
 	for _, i := range indexes {
 		if events[i].Outcome == Failed {
 			continue
 		}
 		r.crdsApplied = true
+		if !used[definedKind(objects[i])] {
+			continue
+		}
 		if err := r.awaitEstablished(ctx, objects[i]); err != nil {
 			events[i] = Event{Object: objects[i], Outcome: Failed, Err: objectError(objects[i], err)}
 		}
@@ -28,6 +37,22 @@ func (r *runner) awaitCRDs(ctx context.Context, objects []*Object, indexes []int
 	if r.crdsApplied {
 		meta.MaybeResetRESTMapper(r.mapper)
 	}
+}
+
+// kindsUsed is the set of group-kinds of the run's objects.
+func kindsUsed(objects []*Object) map[k8sschema.GroupKind]bool {
+	used := make(map[k8sschema.GroupKind]bool, len(objects))
+	for _, o := range objects {
+		used[o.Obj.GroupVersionKind().GroupKind()] = true
+	}
+	return used
+}
+
+// definedKind is the group-kind a CRD in a file defines.
+func definedKind(o *Object) k8sschema.GroupKind {
+	group, _, _ := unstructured.NestedString(o.Obj.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(o.Obj.Object, "spec", "names", "kind")
+	return k8sschema.GroupKind{Group: group, Kind: kind}
 }
 
 func (r *runner) awaitEstablished(ctx context.Context, o *Object) error {

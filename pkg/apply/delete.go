@@ -92,6 +92,9 @@ func (r *runner) deleteOne(ctx context.Context, o *Object, outcome Outcome) Even
 	}
 	client := r.resource(o)
 	err := r.retryTransient(ctx, func() error { return client.Delete(ctx, o.Obj.GetName(), opts) })
+	if apierrors.IsNotFound(err) && answerWasLost(err) {
+		err = nil // an earlier attempt deleted it; its answer was lost
+	}
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("deleting: %w", err)}
 	}

@@ -38,16 +38,29 @@ func Load(getter genericclioptions.RESTClientGetter, files Files, selector strin
 		Flatten().
 		Do()
 	infos, err := result.Infos()
+	errs := splitErrors(err)
 	var objects []*Object
+	read := map[string]int{}
 	for _, info := range infos {
 		u, ok := info.Object.(*unstructured.Unstructured)
 		if !ok {
-			return objects, append(splitErrors(err), fmt.Errorf("%s: unexpected object type %T", info.Source, info.Object))
+			return objects, append(errs, fmt.Errorf("%s: unexpected object type %T", info.Source, info.Object))
 		}
-		objects = append(objects, &Object{Source: info.Source, Obj: u})
+		read[info.Source]++
+		if u.GetAPIVersion() == "" {
+			errs = append(errs, fmt.Errorf("error validating %q: error validating data: %w", info.Source, ErrNoAPIVersion))
+			continue
+		}
+		objects = append(objects, &Object{Source: info.Source, Index: read[info.Source], Obj: u})
 	}
-	return objects, splitErrors(err)
+	objects, lossy := refuseLossyDocuments(objects)
+	return objects, append(errs, lossy...)
 }
+
+// ErrNoAPIVersion reports an object without apiVersion, in kubectl's words.
+// The resource builder maps such an object to the kind's preferred version;
+// kapply refuses it, as kubectl's validation does.
+var ErrNoAPIVersion = errors.New("apiVersion not set")
 
 // splitErrors flattens the aggregate the resource builder returns.
 func splitErrors(err error) []error {

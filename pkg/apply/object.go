@@ -12,6 +12,9 @@ import (
 type Object struct {
 	// Source is the file (or URL, or "STDIN") the object was read from.
 	Source string
+	// Index is the object's place among those read from Source, from 1
+	// (empty documents are not counted; a List counts its items).
+	Index int
 	// Obj is the object as the file declares it (namespace defaulted).
 	Obj *unstructured.Unstructured
 	// Mapping is the object's API resource; nil until mapped.

@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -32,8 +33,14 @@ type Options struct {
 	// EnforceNamespace makes an object in another namespace an error, as
 	// kubectl does when -n is given.
 	EnforceNamespace bool
-	// FieldManager is recorded in managedFields for kapply's writes.
+	// FieldManager is recorded in managedFields for the run's writes; empty
+	// means kubectl's: ClientSideFieldManager, or ServerSideFieldManager
+	// with ServerSide.
 	FieldManager string
+	// FieldValidation is the server's fieldValidation for creates and
+	// patches: metav1.FieldValidationStrict, Warn or Ignore; empty leaves it
+	// to the server (Warn), as kubectl diff does.
+	FieldValidation string
 	// Timeout bounds the wait for CRDs of the run to become established.
 	Timeout time.Duration
 	// MergeKeys are user-declared keys for lists the schemas leave atomic.
@@ -44,9 +51,17 @@ type Options struct {
 	// Progress, when set, is called after each object with the number of
 	// objects done and the total.
 	Progress func(done, total int)
+	// OnEvent, when set, is given each object's event as soon as it is
+	// final, with the object's place in the input (the place of its event
+	// in Run's result), from concurrent goroutines. Events of files that
+	// could not be loaded and of pruning come only in Run's result.
+	OnEvent func(index int, ev Event)
 	// Backoff spaces the attempts at requests an unavailable server did not
 	// take; zero means DefaultBackoff.
 	Backoff wait.Backoff
+	// RetryWindow bounds those attempts (see DefaultRetryWindow, the
+	// default); a shorter request timeout of the client shortens it.
+	RetryWindow time.Duration
 
 	// Prune deletes what the files no longer declare: members of ApplySet
 	// when it is set, else (kubectl's older form) objects matching Selector
@@ -69,18 +84,41 @@ type Options struct {
 	// FieldManager; ForceConflicts takes fields other managers own.
 	ServerSide     bool
 	ForceConflicts bool
+
+	// SecretRecord says how a Secret's values are kept in its last-applied
+	// record: redacted (the zero value) or plain, as kubectl keeps them.
+	SecretRecord lastapplied.SecretRecord
 }
 
+// Field managers. apply writes under kubectl's names, so kapply and kubectl
+// take turns on the same objects as one manager: kubectl apply
+// --server-side upgrades kapply's client-side fields, and the reverse.
 const (
-	// DefaultFieldManager is the field manager kapply's writes are recorded under.
-	DefaultFieldManager = "kapply"
+	// ClientSideFieldManager is kubectl's manager for client-side apply.
+	ClientSideFieldManager = "kubectl-client-side-apply"
+	// ServerSideFieldManager is kubectl's manager for server-side apply.
+	ServerSideFieldManager = "kubectl"
+	// LegacyFieldManager is the manager kapply's apply wrote under before it
+	// took kubectl's names; server-side apply upgrades its fields as
+	// client-side ones. kapply's writes of the record alone (last-applied
+	// set, adopt, release) still go under it.
+	LegacyFieldManager = "kapply"
+	// DefaultFieldManager is LegacyFieldManager, under its former name.
+	DefaultFieldManager = LegacyFieldManager
+)
+
+const (
 	// DefaultParallel is how many objects a run applies at once.
 	DefaultParallel = 16
 )
 
 func (o Options) withDefaults() Options {
-	if o.FieldManager == "" {
-		o.FieldManager = DefaultFieldManager
+	switch {
+	case o.FieldManager != "":
+	case o.ServerSide:
+		o.FieldManager = ServerSideFieldManager
+	default:
+		o.FieldManager = ClientSideFieldManager
 	}
 	if o.Parallel < 1 {
 		o.Parallel = DefaultParallel

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
@@ -24,6 +25,38 @@ func keyOfObject(u *unstructured.Unstructured) objectKey {
 	return objectKey{gk: u.GroupVersionKind().GroupKind(), namespace: u.GetNamespace(), name: u.GetName()}
 }
 
+// declared are the objects a run applied, which pruning keeps. They are
+// told by UID, as kubectl tells them: one object served under two groups
+// (an Event as v1 and as events.k8s.io/v1) is listed under both, and only
+// its UID says it is the one just applied. The file's group, kind and name
+// also count, so that an object recreated by someone else since it was
+// applied is not deleted either.
+type declared struct {
+	uids sets.Set[types.UID]
+	keys sets.Set[objectKey]
+}
+
+// declaredBy collects the UIDs of the objects the run applied (the object
+// the server returned, and the live one it replaced) and the files' keys.
+func declaredBy(objects []*Object, applied []Event) declared {
+	d := declared{uids: sets.New[types.UID](), keys: sets.New[objectKey]()}
+	for _, o := range objects {
+		d.keys.Insert(keyOfObject(o.Obj))
+	}
+	for _, ev := range applied {
+		for _, u := range []*unstructured.Unstructured{ev.Result, ev.Live} {
+			if u != nil && u.GetUID() != "" {
+				d.uids.Insert(u.GetUID())
+			}
+		}
+	}
+	return d
+}
+
+func (d declared) has(live *unstructured.Unstructured) bool {
+	return d.uids.Has(live.GetUID()) || d.keys.Has(keyOfObject(live))
+}
+
 // neverPrunedImplicitly are the kinds whose deletion takes everything in them
 // or data with them; kubectl's old prune deleted them on a label match.
 var neverPrunedImplicitly = sets.New(namespaceGK, schema.GroupKind{Kind: "PersistentVolume"})
@@ -35,8 +68,9 @@ type candidate struct {
 }
 
 // prunable says why pruning may not run at all: files that could not be
-// loaded (their objects would look dropped) or no files at all.
-func (r *runner) prunable(objects []*Object, loadErrs []error) error {
+// loaded (their objects would look dropped), objects that failed to apply,
+// or no files at all.
+func (r *runner) prunable(objects []*Object, applied []Event, loadErrs []error) error {
 	unmapped := 0
 	for _, o := range objects {
 		if o.Mapping == nil {
@@ -50,6 +84,11 @@ func (r *runner) prunable(objects []*Object, loadErrs []error) error {
 		// Their identity (namespace, even kind) is unsettled: the live
 		// object could look undeclared and be deleted.
 		return fmt.Errorf("not pruning: %d object(s) could not be mapped to a resource, and their live copies could look undeclared", unmapped)
+	case failedObjects(applied) > 0:
+		// As kubectl: a failed object may be the successor of one the files
+		// dropped (a rename); pruning now would leave neither. An ApplySet
+		// parent keeps the superset written before applying.
+		return fmt.Errorf("not pruning: %d object(s) failed to apply; nothing is deleted until a run applies every object", failedObjects(applied))
 	case len(objects) == 0 && !r.opts.PruneAllowEmpty:
 		return fmt.Errorf("not pruning: no objects were loaded, which would delete every member; pass --prune-allow-empty to mean it")
 	}
@@ -59,7 +98,7 @@ func (r *runner) prunable(objects []*Object, loadErrs []error) error {
 // pruneApplySet deletes the set's members that the files no longer declare,
 // then records the set as this run left it. If a deletion fails, the parent
 // keeps the superset, so the next run tries again.
-func (r *runner) pruneApplySet(ctx context.Context, s *applySet, objects []*Object) []Event {
+func (r *runner) pruneApplySet(ctx context.Context, s *applySet, keep declared) []Event {
 	var found []candidate
 	var events []Event
 	selector := metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: map[string]string{applySetPartOfLabel: s.ID()}})
@@ -75,7 +114,7 @@ func (r *runner) pruneApplySet(ctx context.Context, s *applySet, objects []*Obje
 		}
 		found = append(found, more...)
 	}
-	events = append(events, r.deleteUndeclared(ctx, found, objects, false)...)
+	events = append(events, r.deleteUndeclared(ctx, found, keep, false)...)
 	if failed(events) {
 		return events
 	}
@@ -94,7 +133,12 @@ func (r *runner) listCandidates(ctx context.Context, mapping *meta.RESTMapping, 
 	}
 	var found []candidate
 	for _, ns := range scopes {
-		list, err := r.dynamic.Resource(mapping.Resource).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		var list *unstructured.UnstructuredList
+		err := r.retryTransient(ctx, func() error {
+			var err error
+			list, err = r.dynamic.Resource(mapping.Resource).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+			return err
+		})
 		if err != nil {
 			return found, fmt.Errorf("listing %s in %q to prune: %w", mapping.Resource.Resource, ns, err)
 		}
@@ -105,16 +149,12 @@ func (r *runner) listCandidates(ctx context.Context, mapping *meta.RESTMapping, 
 	return found, nil
 }
 
-// deleteUndeclared deletes the candidates the files do not declare. Namespaces
+// deleteUndeclared deletes the candidates the run did not apply. Namespaces
 // and PersistentVolumes are only deleted when explicitly allowed.
-func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, objects []*Object, allowProtected bool) []Event {
-	declared := sets.New[objectKey]()
-	for _, o := range objects {
-		declared.Insert(keyOfObject(o.Obj))
-	}
+func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, keep declared, allowProtected bool) []Event {
 	var events []Event
 	for _, c := range found {
-		if declared.Has(keyOfObject(c.live)) {
+		if keep.has(c.live) {
 			continue
 		}
 		o := &Object{Source: "(pruned)", Obj: c.live, Mapping: c.mapping}
@@ -132,7 +172,7 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, object
 // matching the selector, of the allowlisted kinds, in the namespaces the run
 // applied to, that carry a last-applied record and that the files no longer
 // declare.
-func (r *runner) pruneBySelector(ctx context.Context, objects []*Object) []Event {
+func (r *runner) pruneBySelector(ctx context.Context, objects []*Object, keep declared) []Event {
 	mappings, allowed, err := r.pruneAllowlist()
 	if err != nil {
 		return []Event{{Outcome: Failed, Err: err}}
@@ -156,7 +196,7 @@ func (r *runner) pruneBySelector(ctx context.Context, objects []*Object) []Event
 			}
 		}
 	}
-	return append(events, r.deleteUndeclared(ctx, found, objects, allowed)...)
+	return append(events, r.deleteUndeclared(ctx, found, keep, allowed)...)
 }
 
 func failed(events []Event) bool {
@@ -166,6 +206,18 @@ func failed(events []Event) bool {
 		}
 	}
 	return false
+}
+
+// failedObjects counts the events of objects that failed (not of files that
+// could not be loaded).
+func failedObjects(events []Event) int {
+	n := 0
+	for _, ev := range events {
+		if ev.Outcome == Failed && ev.Object != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // defaultPruneAllowlist is kubectl's list of kinds its old prune considers,

@@ -50,11 +50,11 @@ func (p RecordPatch) Send(ctx context.Context, dryRun DryRun) error {
 // configuration and changes nothing else, as kubectl apply
 // set-last-applied; createMissing allows objects that have no record.
 func PlanSet(ctx context.Context, t Target, createMissing bool) (RecordPatch, error) {
-	record, err := lastapplied.SetRecord(t.Obj)
+	live, err := getLive(ctx, t)
 	if err != nil {
 		return RecordPatch{}, targetError(t, err)
 	}
-	live, err := getLive(ctx, t)
+	record, err := lastapplied.SetRecord(t.Obj, live)
 	if err != nil {
 		return RecordPatch{}, targetError(t, err)
 	}
@@ -77,7 +77,7 @@ func PlanEdit(t Target, before, edited []byte) (RecordPatch, error) {
 	if obj.GetKind() != live.GetKind() || obj.GetName() != live.GetName() {
 		return RecordPatch{}, targetError(t, fmt.Errorf("the edited record names %s %q; kind and name must stay %s %q", obj.GetKind(), obj.GetName(), live.GetKind(), live.GetName()))
 	}
-	record, err := lastapplied.SetRecord(obj)
+	record, err := lastapplied.SetRecord(obj, live)
 	if err != nil {
 		return RecordPatch{}, targetError(t, err)
 	}

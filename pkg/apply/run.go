@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/kapply/kapply/pkg/schema"
 )
@@ -31,6 +33,8 @@ type runner struct {
 	// take a moment to appear in discovery.
 	crdsApplied bool
 	done        atomic.Int64
+	// retries is the run's one rule for answers that say "try again".
+	retries *retries
 }
 
 // Run applies every object in opts.Files and returns one event per object,
@@ -46,20 +50,29 @@ func Run(ctx context.Context, getter genericclioptions.RESTClientGetter, opts Op
 		return nil, err
 	}
 	objects, loadErrs := Load(getter, opts.Files, opts.Selector)
+	if len(objects) == 0 && len(loadErrs) == 0 && !r.opts.PruneAllowEmpty {
+		return nil, ErrNoObjects
+	}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
 		return nil, err
 	}
 	// The parent goes after the Namespaces: it may live in one of them.
 	events := r.applyAll(ctx, objects, func() error { return r.recordSuperset(ctx, set) })
+	var pruned []Event
+	if r.opts.Prune {
+		pruned = r.prune(ctx, set, objects, events, loadErrs)
+	}
 	for _, err := range loadErrs {
 		events = append(events, Event{Outcome: Failed, Err: err})
 	}
-	if r.opts.Prune {
-		events = append(events, r.prune(ctx, set, objects, loadErrs)...)
-	}
+	events = append(events, pruned...)
 	return events, nil
 }
+
+// ErrNoObjects is kubectl's error for a run whose files hold no object (an
+// empty file, only "---", nothing on stdin, or nothing the selector keeps).
+var ErrNoObjects = errors.New("no objects passed to apply")
 
 // recordSuperset writes the members of before and of this run on the
 // parent, before the members are applied, so an interrupted run forgets
@@ -90,16 +103,17 @@ func (r *runner) startApplySet(ctx context.Context, objects []*Object) (*applySe
 	return set, nil
 }
 
-// prune deletes what the files no longer declare, unless the run could not
-// read them all.
-func (r *runner) prune(ctx context.Context, set *applySet, objects []*Object, loadErrs []error) []Event {
-	if err := r.prunable(objects, loadErrs); err != nil {
+// prune deletes what the run did not apply, unless the run could not read
+// every file or apply every object.
+func (r *runner) prune(ctx context.Context, set *applySet, objects []*Object, applied []Event, loadErrs []error) []Event {
+	if err := r.prunable(objects, applied, loadErrs); err != nil {
 		return []Event{{Outcome: Failed, Err: err}}
 	}
+	keep := declaredBy(objects, applied)
 	if set != nil {
-		return r.pruneApplySet(ctx, set, objects)
+		return r.pruneApplySet(ctx, set, keep)
 	}
-	return r.pruneBySelector(ctx, objects)
+	return r.pruneBySelector(ctx, objects, keep)
 }
 
 func newRunner(getter genericclioptions.RESTClientGetter, opts Options) (*runner, error) {
@@ -107,6 +121,9 @@ func newRunner(getter genericclioptions.RESTClientGetter, opts Options) (*runner
 	if err != nil {
 		return nil, fmt.Errorf("loading cluster configuration: %w", err)
 	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(takeRetryAfter)
+	cfg.WarningHandlerWithContext = serverWarnings{}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating client: %w", err)
@@ -123,7 +140,14 @@ func newRunner(getter genericclioptions.RESTClientGetter, opts Options) (*runner
 	if err != nil {
 		return nil, err
 	}
-	return &runner{opts: opts, dynamic: dyn, mapper: mapper, schemas: schemas, discovery: dc, host: cfg.Host}, nil
+	// The reachability check goes through the run's transport, so that its
+	// retries follow the run's rule too.
+	version, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating discovery client: %w", err)
+	}
+	return &runner{opts: opts, dynamic: dyn, mapper: mapper, schemas: schemas, discovery: version, host: cfg.Host,
+		retries: newRetries(opts, cfg.Timeout)}, nil
 }
 
 // reachServer asks the API server for its version, retrying while it is
@@ -132,8 +156,7 @@ func newRunner(getter genericclioptions.RESTClientGetter, opts Options) (*runner
 func (r *runner) reachServer(ctx context.Context) error {
 	start := time.Now()
 	err := r.retryTransient(ctx, func() error {
-		_, err := r.discovery.ServerVersion()
-		return err
+		return r.discovery.RESTClient().Get().AbsPath("/version").Do(ctx).Error()
 	})
 	if err != nil {
 		return fmt.Errorf("reaching the API server at %s (retried for %s): %w; nothing was applied",
@@ -150,13 +173,23 @@ func (r *runner) applyAll(ctx context.Context, objects []*Object, afterNamespace
 	unreadableCRDs := r.indexCRDs(objects)
 	all := phases(objects)
 	for n, phase := range all {
-		r.applyPhase(ctx, objects, phase.indexes, events)
-		if phase.crds && r.opts.DryRun == NoDryRun {
+		// A CRD's event is final once it is established.
+		awaits := phase.crds && r.opts.DryRun == NoDryRun
+		report := r.report
+		if awaits {
+			report = nil
+		}
+		r.applyPhase(ctx, objects, phase.indexes, events, report)
+		if awaits {
 			r.awaitCRDs(ctx, objects, phase.indexes, events)
+			r.reportAll(phase.indexes, events)
 		}
 		if n == 0 {
 			if err := afterNamespaces(); err != nil {
 				failRest(objects, all[1:], events, err)
+				for _, rest := range all[1:] {
+					r.reportAll(rest.indexes, events)
+				}
 				break
 			}
 		}
@@ -169,22 +202,42 @@ func (r *runner) applyAll(ctx context.Context, objects []*Object, afterNamespace
 
 // applyPhase prepares the phase's objects, reads their live versions (one
 // LIST per resource and namespace where that saves requests) and applies
-// them concurrently, at most Parallel at a time.
-func (r *runner) applyPhase(ctx context.Context, objects []*Object, indexes []int, events []Event) {
+// them concurrently, at most Parallel at a time. Each event, as soon as it
+// is known, goes to report, unless that is nil.
+func (r *runner) applyPhase(ctx context.Context, objects []*Object, indexes []int, events []Event, report func(int, Event)) {
+	done := func(i int, ev Event) {
+		events[i] = ev
+		r.progress(len(objects))
+		if report != nil {
+			report(i, ev)
+		}
+	}
 	var ready []int
 	for _, i := range indexes {
 		if err := r.prepare(ctx, objects[i]); err != nil {
-			events[i] = Event{Object: objects[i], Outcome: Failed, Err: objectError(objects[i], err)}
-			r.progress(len(objects))
+			done(i, Event{Object: objects[i], Outcome: Failed, Err: objectError(objects[i], err)})
 			continue
 		}
 		ready = append(ready, i)
 	}
+	ready = r.refuseDuplicates(objects, ready, done)
 	lives := r.prefetch(ctx, objects, ready)
 	forEachLimit(ready, r.opts.Parallel, func(i int) {
-		events[i] = r.applyOne(ctx, objects[i], lives)
-		r.progress(len(objects))
+		done(i, r.applyOne(ctx, objects[i], lives))
 	})
+}
+
+// report hands object i's final event to OnEvent.
+func (r *runner) report(i int, ev Event) {
+	if r.opts.OnEvent != nil {
+		r.opts.OnEvent(i, ev)
+	}
+}
+
+func (r *runner) reportAll(indexes []int, events []Event) {
+	for _, i := range indexes {
+		r.report(i, events[i])
+	}
 }
 
 // forEachLimit calls fn for every index, at most limit at a time.
@@ -208,9 +261,12 @@ func (r *runner) progress(total int) {
 	}
 }
 
-// applyOne applies one prepared object.
+// applyOne applies one prepared object; the server's warnings about its
+// requests become the event's.
 func (r *runner) applyOne(ctx context.Context, o *Object, lives *liveIndex) Event {
+	ctx, sink := withWarningSink(ctx)
 	ev := r.createOrUpdate(ctx, o, lives)
+	ev.Warnings = append(ev.Warnings, sink.warnings(o)...)
 	if ev.Err != nil {
 		ev.Err = objectError(o, ev.Err)
 	}

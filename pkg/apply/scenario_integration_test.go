@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -26,9 +25,6 @@ type scenario struct {
 	kubectlCheck func(t *testing.T, live map[objRef]*unstructured.Unstructured)
 	// mergeKeys are kapply's declared merge keys (kubectl has none).
 	mergeKeys []schema.Override
-	// reapplyConfigures marks a final file whose re-apply legitimately
-	// writes again (it asks to clear a field the server defaults again).
-	reapplyConfigures bool
 }
 
 // runScenarios runs each scenario as a parallel subtest.
@@ -50,11 +46,7 @@ func runScenario(t *testing.T, sc scenario) {
 	runSteps(t, ours, sc.steps)
 	live := liveObjects(t, ours, sc.objects)
 	sc.check(t, live)
-	if sc.reapplyConfigures {
-		assertReapply(t, ours, apply.Configured)
-	} else {
-		assertReapply(t, ours, apply.Unchanged)
-	}
+	assertReapply(t, ours)
 	if !haveKubectl() {
 		t.Skip("kubectl not on PATH: comparison with kubectl apply skipped")
 	}

@@ -21,14 +21,16 @@ import (
 // lastAppliedFieldPath is where the client-side record lives in managedFields.
 var lastAppliedFieldPath = fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", "annotations", lastapplied.Annotation))
 
-// serverSideApply sends the file as an apply patch. The file carries its
-// last-applied record too, so a later switch back to client-side apply
-// still knows what the file set. An object last written by client-side
-// apply first has its managedFields upgraded (client-go's csaupgrade, as
-// kubectl does), so fields the file drops from now on are deleted rather
-// than left to the old client-side manager.
+// serverSideApply sends the file as an apply patch. The object keeps a
+// last-applied record, so a later switch back to client-side apply still
+// knows what the file set: under kubectl's manager, the record is kept as
+// kubectl keeps it (see applyAsKubectl); under another, the patch carries
+// it. An object last written by client-side apply first has its
+// managedFields upgraded (client-go's csaupgrade, as kubectl does), so
+// fields the file drops from now on are deleted rather than left to the old
+// client-side manager.
 func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInterface, o *Object, live *unstructured.Unstructured) Event {
-	body, warnings, err := withLastApplied(o)
+	body, warnings, err := r.serverSideBody(o, live)
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: err}
 	}
@@ -37,47 +39,70 @@ func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInt
 			return Event{Object: o, Outcome: Failed, Err: err, Warnings: warnings}
 		}
 	}
+	var applied *unstructured.Unstructured
+	switch {
+	case r.redactsSecretRecord(o):
+		applied, err = r.sendApply(ctx, client, withoutRecord(body), r.opts.FieldManager)
+		warnings = append(warnings, secretRecordWarning(o, applied)...)
+	case r.recordAsKubectl(body):
+		applied, err = r.applyAsKubectl(ctx, client, live, body)
+	default:
+		applied, err = r.sendApply(ctx, client, body, r.opts.FieldManager)
+	}
+	if err != nil {
+		return Event{Object: o, Outcome: Failed, Err: explainConflicts(o, live, err), Warnings: warnings}
+	}
+	return Event{Object: o, Outcome: writeOutcome(live, applied, r.opts.DryRun == ServerDryRun, false), Result: applied, Live: live, Warnings: warnings}
+}
+
+// sendApply sends body as an apply patch of manager, in the run's dry-run
+// mode, with the run's field validation and --force-conflicts.
+func (r *runner) sendApply(ctx context.Context, client dynamic.ResourceInterface, body *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
 	data, err := body.MarshalJSON()
 	if err != nil {
-		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("encoding the apply patch: %w", err)}
+		return nil, fmt.Errorf("encoding the apply patch: %w", err)
 	}
 	force := r.opts.ForceConflicts
+	opts := metav1.PatchOptions{FieldManager: manager, Force: &force, DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation}
 	var applied *unstructured.Unstructured
 	err = r.retryTransient(ctx, func() error {
-		applied, err = client.Patch(ctx, o.Obj.GetName(), types.ApplyPatchType, data,
-			metav1.PatchOptions{FieldManager: r.opts.FieldManager, Force: &force, DryRun: r.serverDryRun()})
+		applied, err = client.Patch(ctx, body.GetName(), types.ApplyPatchType, data, opts)
 		return err
 	})
-	if err != nil {
-		return Event{Object: o, Outcome: Failed, Err: explainConflicts(err), Warnings: warnings}
-	}
-	return Event{Object: o, Outcome: appliedOutcome(live, applied), Result: applied, Live: live, Warnings: warnings}
+	return applied, err
 }
 
-// appliedOutcome tells created, configured and unchanged apart by the
-// resourceVersion, which the server only moves when it stores a change.
-func appliedOutcome(live, applied *unstructured.Unstructured) Outcome {
-	switch {
-	case live == nil:
-		return Created
-	case live.GetResourceVersion() == applied.GetResourceVersion():
-		return Unchanged
+// withoutRecord is body without its last-applied annotations.
+func withoutRecord(body *unstructured.Unstructured) *unstructured.Unstructured {
+	body = body.DeepCopy()
+	annotations := body.GetAnnotations()
+	delete(annotations, lastapplied.Annotation)
+	delete(annotations, lastapplied.CompactAnnotation)
+	if len(annotations) == 0 {
+		annotations = nil
 	}
-	return Configured
+	body.SetAnnotations(annotations)
+	return body
 }
 
-// upgradeClientSideOwnership moves the fields owned by the client-side
-// managers that wrote the last-applied record to the server-side manager.
-// The patch is guarded by resourceVersion; on a conflict the object is read
-// again.
+// serverSideBody is the apply patch's object: the file with its
+// last-applied record, or without one when no record fits the annotation
+// limit — server-side apply needs none, and kubectl --server-side writes none.
+func (r *runner) serverSideBody(o *Object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
+	body, warnings, err := r.withLastApplied(o, live)
+	if !errors.Is(err, lastapplied.ErrTooLarge) {
+		return body, warnings, err
+	}
+	return withoutRecord(o.Obj), []string{fmt.Sprintf("%s: applied server-side without a last-applied record: %v; "+
+		"a later client-side apply will not know which fields this file set", o.Ref(), err)}, nil
+}
+
+// upgradeClientSideOwnership moves the fields owned by client-side apply
+// to the server-side manager (see clientSideManagers). The patch is guarded
+// by resourceVersion; on a conflict the object is read again.
 func (r *runner) upgradeClientSideOwnership(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	for attempt := 0; attempt <= maxConflictRetries; attempt++ {
-		owners := csaupgrade.FindFieldsOwners(live.GetManagedFields(), metav1.ManagedFieldsOperationUpdate, lastAppliedFieldPath)
-		managers := sets.New[string]()
-		for _, entry := range owners {
-			managers.Insert(entry.Manager)
-		}
-		patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, managers, r.opts.FieldManager)
+		patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), r.opts.FieldManager)
 		if err != nil || patch == nil {
 			return live, err
 		}
@@ -100,11 +125,32 @@ func (r *runner) upgradeClientSideOwnership(ctx context.Context, client dynamic.
 	return nil, fmt.Errorf("upgrading client-side field ownership: the object kept changing")
 }
 
+// clientSideManagers are the managers whose Update entries hold client-side
+// apply's fields: those that wrote the last-applied record (kubectl's
+// choice), and always kubectl's client-side manager and the one earlier
+// kapply versions wrote under. An object applied by both tools in turn has
+// fields under each, and the record under only the last of them: a field
+// left with another would stay, stuck, when the file drops it.
+func clientSideManagers(live *unstructured.Unstructured) sets.Set[string] {
+	managers := sets.New(ClientSideFieldManager, LegacyFieldManager)
+	for _, entry := range csaupgrade.FindFieldsOwners(live.GetManagedFields(), metav1.ManagedFieldsOperationUpdate, lastAppliedFieldPath) {
+		managers.Insert(entry.Manager)
+	}
+	return managers
+}
+
 // explainConflicts turns the server's 409 on an apply patch into an error
-// that names each field and its manager, and the way out.
-func explainConflicts(err error) error {
+// that names each field and its manager, and the way out; a 409 without
+// fields is a stale metadata.resourceVersion in the file.
+func explainConflicts(o *Object, live *unstructured.Unstructured, err error) error {
 	var status apierrors.APIStatus
-	if !apierrors.IsConflict(err) || !errors.As(err, &status) || status.Status().Details == nil {
+	switch {
+	case !apierrors.IsConflict(err) || !errors.As(err, &status):
+		return fmt.Errorf("applying server-side: %w", err)
+	case status.Status().Details == nil || len(status.Status().Details.Causes) == 0:
+		if live != nil && o.Obj.GetResourceVersion() != "" {
+			err = staleFileError(o, live, err)
+		}
 		return fmt.Errorf("applying server-side: %w", err)
 	}
 	var fields []string

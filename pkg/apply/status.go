@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/schema"
 )
@@ -34,6 +36,24 @@ type ObjectStatus struct {
 	State  State  `json:"state"`
 	// Drift is set in StateApplied.
 	*lastapplied.Drift
+	// Health is the live object's readiness, as apply --wait computes it;
+	// nil when the object is not on the server.
+	Health *Health `json:"health,omitempty"`
+}
+
+// Health is an object's readiness by kstatus: Current, InProgress, Failed,
+// Terminating or Unknown, with the reason and message of the condition
+// that explains a status other than Current.
+type Health struct {
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// HealthOf computes obj's health (see ComputeStatus).
+func HealthOf(obj *unstructured.Unstructured) *Health {
+	s, reason, message := ComputeStatus(obj)
+	return &Health{Status: string(s), Reason: reason, Message: message}
 }
 
 // Status reads t's live object and finds the fields changed since the last
@@ -54,6 +74,7 @@ func status(ctx context.Context, t Target, resolver *schema.Resolver, appliers [
 	if err != nil {
 		return s, err
 	}
+	s.Health = HealthOf(live)
 	owners, err := lastapplied.Owners(live)
 	if err != nil {
 		return s, err

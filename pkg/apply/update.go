@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,20 +22,35 @@ const maxConflictRetries = 5
 
 // update plans the three-way merge of the object against the live one and
 // sends the patch, unless nothing changes. A 409 from a concurrent writer is
-// answered by reading the object again and planning again.
+// answered by reading the object again and planning again — unless the file
+// sets metadata.resourceVersion: the patch carries it, as kubectl's does, so
+// a stale file gets the server's conflict instead of overwriting newer state,
+// and planning again cannot help.
 func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o *Object, live *unstructured.Unstructured) Event {
 	for attempt := 0; ; attempt++ {
 		ev, err := r.patch(ctx, client, o, live)
-		if err == nil || !apierrors.IsConflict(err) || attempt == maxConflictRetries {
-			if err != nil {
-				ev.Outcome, ev.Err = Failed, err
-			}
+		retry := apierrors.IsConflict(err) && attempt < maxConflictRetries
+		switch {
+		case err == nil:
+			return ev
+		case apierrors.IsConflict(err) && o.Obj.GetResourceVersion() != "":
+			ev.Outcome, ev.Err = Failed, staleFileError(o, live, err)
+			return ev
+		case !retry:
+			ev.Outcome, ev.Err = Failed, err
 			return ev
 		}
 		if live, err = r.get(ctx, client, o); err != nil {
 			return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("reading live object again after a conflict: %w", err)}
 		}
 	}
+}
+
+// staleFileError says why the server refused the patch of a file that sets
+// metadata.resourceVersion.
+func staleFileError(o *Object, live *unstructured.Unstructured, err error) error {
+	return fmt.Errorf("%w (the file sets metadata.resourceVersion %q; the object was at %q when read: remove the field, or write the file again from the live object)",
+		err, o.Obj.GetResourceVersion(), live.GetResourceVersion())
 }
 
 // patch plans and sends one patch.
@@ -55,14 +72,43 @@ func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o 
 	var patched *unstructured.Unstructured
 	err = r.retryTransient(ctx, func() error {
 		patched, err = client.Patch(ctx, o.Obj.GetName(), plan.Patch.Type, plan.Patch.Data,
-			metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun()})
+			metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation})
 		return err
 	})
 	if err != nil {
-		return ev, fmt.Errorf("patching: %w", err)
+		return ev, fmt.Errorf("patching: %w", conciseServerError(err))
 	}
-	ev.Outcome, ev.Result = Configured, patched
+	ev.Outcome, ev.Result = r.patchedOutcome(o, live, patched), patched
 	return ev, nil
+}
+
+// patchedOutcome tells whether a sent patch changed the object (see
+// writeOutcome); status counts only when the file sets it.
+func (r *runner) patchedOutcome(o *Object, live, patched *unstructured.Unstructured) Outcome {
+	_, setsStatus := o.Obj.Object["status"]
+	return writeOutcome(live, patched, r.opts.DryRun == ServerDryRun, setsStatus)
+}
+
+// writeOutcome tells created, configured and unchanged apart after a write.
+// A write can change nothing: a patch that re-sends what the server
+// defaults or drops (minReadySeconds: 0, an empty map, a protocol the server
+// fills into an atomic list, stringData already folded into data), or a
+// server-side apply of what is live. The server then stores nothing and
+// keeps the resourceVersion, so the object is unchanged — where kubectl says
+// configured. When the resourceVersion did move, a controller may have
+// written in between (a new CRD's status), so the returned object is
+// compared with live, leaving out what no write of ours sets; a dry run
+// never moves the resourceVersion and is always compared.
+func writeOutcome(live, written *unstructured.Unstructured, dryRun, withStatus bool) Outcome {
+	switch {
+	case live == nil:
+		return Created
+	case !dryRun && live.GetResourceVersion() == written.GetResourceVersion():
+		return Unchanged
+	case equality.Semantic.DeepEqual(storedContent(live, withStatus), storedContent(written, withStatus)):
+		return Unchanged
+	}
+	return Configured
 }
 
 // plan runs the engine on (last-applied, file with its new record, live).
@@ -77,7 +123,7 @@ func (r *runner) plan(o *Object, live *unstructured.Unstructured) (*merge.Plan, 
 	case last == nil:
 		warnings = append(warnings, fmt.Sprintf("%s has no %s annotation; it is patched and gets one now, as kubectl does", o.Ref(), lastapplied.Annotation))
 	}
-	file, compactWarnings, err := withLastApplied(o)
+	file, compactWarnings, err := r.withLastApplied(o, live)
 	if err != nil {
 		return nil, warnings, err
 	}
@@ -95,4 +141,21 @@ func (r *runner) plan(o *Object, live *unstructured.Unstructured) (*merge.Plan, 
 		warnings = append(warnings, fmt.Sprintf("%s: %s", o.Ref(), w))
 	}
 	return plan, warnings, nil
+}
+
+// storedContent is the object without what says when and by whom it was
+// written (resourceVersion, managedFields) and, unless the file sets it,
+// without status, which controllers write.
+func storedContent(u *unstructured.Unstructured, withStatus bool) map[string]any {
+	out := maps.Clone(u.Object)
+	if !withStatus {
+		delete(out, "status")
+	}
+	if metadata, ok := out["metadata"].(map[string]any); ok {
+		metadata = maps.Clone(metadata)
+		delete(metadata, "managedFields")
+		delete(metadata, "resourceVersion")
+		out["metadata"] = metadata
+	}
+	return out
 }

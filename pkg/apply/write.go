@@ -57,7 +57,7 @@ func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *O
 
 // create sends the object with its last-applied record, as kubectl does.
 func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o *Object) Event {
-	body, warnings, err := withLastApplied(o)
+	body, warnings, err := r.withLastApplied(o, nil)
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: err}
 	}
@@ -69,7 +69,7 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 	}
 	var created *unstructured.Unstructured
 	err = r.retryTransient(ctx, func() error {
-		created, err = client.Create(ctx, body, metav1.CreateOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun()})
+		created, err = client.Create(ctx, body, metav1.CreateOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation})
 		return err
 	})
 	if apierrors.IsAlreadyExists(err) {
@@ -96,13 +96,14 @@ func (r *runner) serverDryRun() []string {
 
 // withLastApplied returns the object carrying its last-applied record, and a
 // warning when the record had to be compacted to fit the annotation limit.
-func withLastApplied(o *Object) (*unstructured.Unstructured, []string, error) {
-	out, compacted, err := lastapplied.Attach(o.Obj)
+// live (nil before a create) lends a redacted record its salt.
+func (r *runner) withLastApplied(o *Object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
+	out, compacted, err := lastapplied.AttachWith(o.Obj, lastapplied.Recording{Secrets: r.opts.SecretRecord, Live: live})
 	if err != nil || !compacted {
 		return out, nil, err
 	}
 	return out, []string{fmt.Sprintf("%s: the last-applied configuration would pass the API server's %d-byte annotation limit; "+
-		"kapply keeps a compact record in %s instead (long values replaced by digests; kubectl apply will not see it)",
+		"kapply keeps it packed (gzip) in %s instead; kubectl apply will not see it",
 		o.Ref(), lastapplied.AnnotationLimit, lastapplied.CompactAnnotation)}, nil
 }
 

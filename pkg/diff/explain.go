@@ -70,8 +70,10 @@ func isNoisePath(p merge.Path) bool {
 	return len(p) >= 3 && p[1].Field == "annotations" && slices.Contains(hiddenAnnotations, p[2].Field)
 }
 
+// isSecretValue reports a path that holds a Secret's values: data,
+// stringData, and the last-applied annotations, which copy them.
 func isSecretValue(p merge.Path) bool {
-	return len(p) > 0 && slices.Contains(secretFields, p[0].Field)
+	return len(p) > 0 && slices.Contains(secretFields, p[0].Field) || isRecordAnnotation(p)
 }
 
 // formatValue prints a value as compact JSON, cut at maxValueWidth.

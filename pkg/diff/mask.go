@@ -1,6 +1,11 @@
 package diff
 
-import "reflect"
+import (
+	"reflect"
+	"slices"
+
+	"github.com/kapply/kapply/pkg/merge"
+)
 
 // Masks shown for Secret values, as kubectl diff shows them: the same mask
 // on both sides when a value is unchanged, marked before and after when it
@@ -33,7 +38,55 @@ func maskSecret(live, after map[string]any) (map[string]any, map[string]any) {
 			after[field] = maskValues(now, before, maskAfter)
 		}
 	}
+	maskRecords(live, after)
 	return live, after
+}
+
+// maskRecords masks the last-applied annotations (shown with
+// --show-managed): they hold a copy of the Secret, values included. live
+// and after are copies of one level; their metadata is copied before it
+// is changed.
+func maskRecords(live, after map[string]any) {
+	before, now := recordsOf(live), recordsOf(after)
+	if len(before) > 0 {
+		setAnnotations(live, maskValues(before, now, maskBefore))
+	}
+	if len(now) > 0 {
+		setAnnotations(after, maskValues(now, before, maskAfter))
+	}
+}
+
+// recordsOf returns obj's last-applied annotations; nil if it has none.
+func recordsOf(obj map[string]any) map[string]any {
+	meta, _ := obj["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	var out map[string]any
+	for _, key := range hiddenAnnotations {
+		if v, ok := annotations[key]; ok {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[key] = v
+		}
+	}
+	return out
+}
+
+// setAnnotations sets the given annotations of obj, over copies of its
+// metadata and annotations.
+func setAnnotations(obj map[string]any, set map[string]any) {
+	meta := copyMap(obj["metadata"].(map[string]any))
+	annotations := copyMap(meta["annotations"].(map[string]any))
+	for k, v := range set {
+		annotations[k] = v
+	}
+	meta["annotations"] = annotations
+	obj["metadata"] = meta
+}
+
+// isRecordAnnotation reports the path of a last-applied annotation.
+func isRecordAnnotation(p merge.Path) bool {
+	return len(p) == 3 && p[0].Field == "metadata" && p[1].Field == "annotations" && slices.Contains(hiddenAnnotations, p[2].Field)
 }
 
 // maskValues masks the values of side; changed is the mask for a key whose
@@ -67,4 +120,20 @@ func copyNonNil(m map[string]any) map[string]any {
 		return nil
 	}
 	return copyMap(m)
+}
+
+// IsSecretValue reports whether a field of obj whose path starts with the
+// field top holds a Secret value: obj is a v1 Secret and top is data or
+// stringData. Commands other than diff (adopt, status) mask such fields with
+// MaskChange, so that no command prints a Secret value.
+func IsSecretValue(obj map[string]any, top string) bool {
+	return isSecret(obj) && slices.Contains(secretFields, top)
+}
+
+// MaskChange returns the masks shown for a Secret value that was old and is
+// new (nil for a side that lacks it), as diff --explain shows them: "***"
+// on both sides when unchanged, "*** (before)" and "*** (after)" when it
+// changed, "(none)" for the missing side.
+func MaskChange(old, new any) (string, string) {
+	return maskChange(old, new)
 }

@@ -22,7 +22,7 @@ func Adopt(file, live *unstructured.Unstructured) ([]byte, error) {
 	if hasRecord(live) {
 		return nil, ErrHasRecord
 	}
-	withRecord, _, err := Attach(file)
+	withRecord, _, err := AttachWith(file, Recording{Live: live})
 	if err != nil {
 		return nil, err
 	}

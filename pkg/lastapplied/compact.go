@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"reflect"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/json"
@@ -11,14 +12,16 @@ import (
 
 const (
 	// CompactAnnotation holds the compact record of an object whose full
-	// record would pass the API server's annotation size limit.
+	// record would pass the API server's annotation size limit: the record
+	// gzipped and base64-encoded (see compactRecord). Records written before
+	// packing are plain JSON and are still read.
 	CompactAnnotation = "kapply.dev/last-applied-compact"
 	// AnnotationLimit is the API server's limit on the total size of an
 	// object's annotations, keys and values (262144 bytes).
 	AnnotationLimit = 256 * 1024
-	// elideOver is the length above which a string is replaced in the
-	// compact record. Merge keys and set elements are shorter in practice,
-	// so the record still identifies every element it must delete.
+	// elideOver is the length above which a string that cannot identify a
+	// list element is replaced by a digest when the packed record alone is
+	// too large.
 	elideOver = 64
 )
 
@@ -28,25 +31,45 @@ var ErrTooLarge = fmt.Errorf("the last-applied record passes the API server's %d
 // Attach returns a copy of obj carrying its last-applied record, as kubectl
 // would write it. When that record would pass the API server's annotation
 // limit — where kubectl fails with "metadata.annotations: Too long" — the
-// copy carries instead, under CompactAnnotation, the record with every long
-// string replaced by a digest: enough for the next apply to delete the
-// fields and elements the file drops, which is all a record is used for.
-// compacted reports which record was written.
+// copy carries instead a compact record under CompactAnnotation (see
+// compactRecord), from which the next apply deletes the fields and elements
+// the file drops, as from the full one. compacted reports which record was
+// written. A Secret's values are recorded redacted, under a new salt: see
+// AttachWith.
 func Attach(obj *unstructured.Unstructured) (out *unstructured.Unstructured, compacted bool, err error) {
-	record, err := Encode(obj)
+	return AttachWith(obj, Recording{})
+}
+
+// Recording says how AttachWith records an object.
+type Recording struct {
+	// Secrets says how a Secret's values are kept: redacted (the zero value)
+	// or plain.
+	Secrets SecretRecord
+	// Live is the object on the server, nil when it does not exist yet: a
+	// redacted record keeps the salt of its record (see saltFor).
+	Live *unstructured.Unstructured
+}
+
+// AttachWith is Attach with a Secret's values recorded as rec says; the
+// object itself keeps them.
+func AttachWith(obj *unstructured.Unstructured, rec Recording) (out *unstructured.Unstructured, compacted bool, err error) {
+	source := obj
+	if rec.Secrets == RedactSecrets {
+		if source, err = redactedCopy(obj, rec.Live); err != nil {
+			return nil, false, err
+		}
+	}
+	record, err := Encode(source)
 	if err != nil {
 		return nil, false, err
 	}
-	others := otherAnnotationsSize(obj)
-	if others+len(Annotation)+len(record) <= AnnotationLimit {
+	room := AnnotationLimit - otherAnnotationsSize(obj)
+	if len(Annotation)+len(record) <= room {
 		return WithRecord(obj, record), false, nil
 	}
-	compact, err := compactRecord(record)
+	compact, err := compactRecord(record, room-len(CompactAnnotation))
 	if err != nil {
 		return nil, false, err
-	}
-	if others+len(CompactAnnotation)+len(compact) > AnnotationLimit {
-		return nil, false, fmt.Errorf("%w (%d bytes)", ErrTooLarge, others+len(compact))
 	}
 	out = obj.DeepCopy()
 	annotations := out.GetAnnotations()
@@ -71,38 +94,76 @@ func otherAnnotationsSize(obj *unstructured.Unstructured) int {
 	return n
 }
 
-func compactRecord(record []byte) ([]byte, error) {
+// compactRecord returns the compact record that fits in room bytes: the
+// full record packed (gzip, base64) — exact, so the engine and drift see
+// what the full record holds; CRDs, all structure and prose, pack 4 to 35
+// times smaller — or, when even that is too large (incompressible values),
+// the record with its long strings replaced by digests (elide), packed.
+func compactRecord(record []byte, room int) ([]byte, error) {
+	packed, err := pack(record)
+	if err != nil || len(packed) <= room {
+		return packed, err
+	}
+	elided, err := elideRecord(record)
+	if err != nil {
+		return nil, err
+	}
+	if packed, err = pack(elided); err != nil {
+		return nil, err
+	}
+	if len(packed) > room {
+		return nil, fmt.Errorf("%w (%d bytes past it)", ErrTooLarge, len(packed)-room)
+	}
+	return packed, nil
+}
+
+func elideRecord(record []byte) ([]byte, error) {
 	var value any
 	if err := json.Unmarshal(record, &value); err != nil {
 		return nil, fmt.Errorf("compacting last-applied configuration: %w", err)
 	}
-	compact, err := json.Marshal(elide(value, false))
+	elided, err := json.Marshal(elide(value, false))
 	if err != nil {
 		return nil, fmt.Errorf("compacting last-applied configuration: %w", err)
 	}
-	return compact, nil
+	return elided, nil
 }
 
-// elide replaces every string longer than elideOver outside lists by a
-// digest of it, keeping the structure: map keys, list lengths and order,
-// short values. Nothing inside a list is elided: set elements and the merge
-// keys of list elements are what the next apply matches live elements by.
-func elide(v any, inList bool) any {
+// elide replaces by a digest every string longer than elideOver that
+// cannot identify a list element, keeping the structure: map keys, list
+// lengths and order, short values. What identifies elements stays whole: the
+// scalar items of a list (values of a set list) and the scalar fields of an
+// element of a list (its merge keys, one or several). keep marks a value in
+// such a place.
+func elide(v any, keep bool) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, item := range v {
-			v[k] = elide(item, inList)
+			v[k] = elide(item, false)
 		}
 	case []any:
 		for i, item := range v {
-			v[i] = elide(item, true)
+			v[i] = elideItem(item)
 		}
 	case string:
-		if len(v) > elideOver && !inList {
+		if len(v) > elideOver && !keep {
 			return digestOf(v)
 		}
 	}
 	return v
+}
+
+// elideItem compacts one element of a list: a scalar item is kept, and so
+// are the scalar fields of an object item.
+func elideItem(item any) any {
+	m, isMap := item.(map[string]any)
+	if !isMap {
+		return elide(item, true)
+	}
+	for k, field := range m {
+		m[k] = elide(field, true)
+	}
+	return m
 }
 
 // digestOf is how the compact record keeps a long string; other values have
@@ -132,4 +193,37 @@ func DropStale(file, live *unstructured.Unstructured) {
 	if annotations, ok := metadata["annotations"].(map[string]any); ok {
 		annotations[stale] = nil
 	}
+}
+
+// sameAsRecorded reports whether the live value v is the recorded value r,
+// numbers compared by value, where r may hold, at any depth, the digest of
+// a long string in place of the string (a compact record).
+func sameAsRecorded(v, r any) bool {
+	switch r := r.(type) {
+	case map[string]any:
+		m, ok := v.(map[string]any)
+		if !ok || len(m) != len(r) {
+			return false
+		}
+		for k, item := range r {
+			if live, has := m[k]; !has || !sameAsRecorded(live, item) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		list, ok := v.([]any)
+		if !ok || len(list) != len(r) {
+			return false
+		}
+		for i := range r {
+			if !sameAsRecorded(list[i], r[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		return v == r || digestOf(v) == r
+	}
+	return reflect.DeepEqual(normalize(v), normalize(r))
 }

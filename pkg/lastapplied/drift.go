@@ -1,8 +1,8 @@
 package lastapplied
 
 import (
+	"encoding/base64"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
@@ -55,6 +55,9 @@ func FindDrift(live, file *unstructured.Unstructured, kind *schema.Kind, owners 
 	root := rootOf(kind)
 	d := &Drift{Changed: []ChangedField{}, Foreign: []OwnedField{}}
 	for _, l := range Leaves(record, root) {
+		if shadowedByStringData(record, l) {
+			continue
+		}
 		if c, drifted := compareLeaf(l, live.Object); drifted {
 			c.Managers = owners.Of(l.Path)
 			d.Changed = append(d.Changed, c)
@@ -79,38 +82,89 @@ func compareLeaf(l Leaf, live map[string]any) (ChangedField, bool) {
 		// An empty map or list in the record manages no entry of it.
 		return c, false
 	}
-	v, ok := valueAt(live, l.Path)
+	v, ok := liveValueOf(live, l)
 	switch {
 	case !ok:
 		c.LiveMissing = true
 		return c, true
-	case reflect.DeepEqual(normalizeAll(v), normalizeAll(l.Value)), digestOf(v) == l.Value:
-		// The second case: a compact record keeps long strings as digests.
+	case sameAsRecorded(v, l.Value), matchesRedacted(live, l, v):
 		return c, false
 	}
 	c.Live = v
 	return c, true
 }
 
+// matchesRedacted reports whether the live value v of a Secret entry is
+// the value whose digest a redacted record holds: the digest of what v
+// stands for, under the record's salt, is the recorded one. v comes from
+// liveValueOf: data.KEY as stored (base64), stringData.KEY already decoded.
+func matchesRedacted(live map[string]any, l Leaf, v any) bool {
+	r, ok := parseRedacted(l.Value)
+	if !ok {
+		return false
+	}
+	for _, field := range secretFields {
+		if key, ok := secretEntry(live, l, field); ok {
+			return r.matches(key, secretBytes(field, v))
+		}
+	}
+	return false
+}
+
 func isEmptyOrNil(v any) bool { return v == nil || isEmpty(v) }
 
-// normalizeAll makes numbers comparable throughout a value.
-func normalizeAll(v any) any {
-	switch c := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(c))
-		for k, item := range c {
-			out[k] = normalizeAll(item)
-		}
-		return out
-	case []any:
-		out := make([]any, len(c))
-		for i, item := range c {
-			out[i] = normalizeAll(item)
-		}
-		return out
+// A Secret's stringData is write-only: the server stores each entry
+// base64-encoded under data (over a data entry of the same key) and keeps
+// no stringData. So a record's stringData.KEY is compared with the live
+// data.KEY decoded, and a record's data.KEY that stringData.KEY overrides
+// is not compared at all.
+
+func isSecret(obj map[string]any) bool {
+	return obj["kind"] == "Secret" && obj["apiVersion"] == "v1"
+}
+
+// secretEntry returns KEY when l is field.KEY of a Secret.
+func secretEntry(obj map[string]any, l Leaf, field string) (string, bool) {
+	if !isSecret(obj) || len(l.Path) != 2 || l.Path[0].FieldName == nil || *l.Path[0].FieldName != field || l.Path[1].FieldName == nil {
+		return "", false
 	}
-	return normalize(v)
+	return *l.Path[1].FieldName, true
+}
+
+// shadowedByStringData reports a record's data.KEY that the record's
+// stringData.KEY overrides.
+func shadowedByStringData(record map[string]any, l Leaf) bool {
+	key, ok := secretEntry(record, l, "data")
+	if !ok {
+		return false
+	}
+	plain, _ := record["stringData"].(map[string]any)
+	_, shadowed := plain[key]
+	return shadowed
+}
+
+// liveValueOf is the live value l is compared with: for a Secret's
+// stringData.KEY, the live data.KEY decoded.
+func liveValueOf(live map[string]any, l Leaf) (any, bool) {
+	key, ok := secretEntry(live, l, "stringData")
+	if !ok {
+		return valueAt(live, l.Path)
+	}
+	data, _ := live["data"].(map[string]any)
+	encoded, ok := data[key]
+	if !ok {
+		return nil, false
+	}
+	s, isString := encoded.(string)
+	if !isString {
+		return encoded, true
+	}
+	decoded, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		// Not what the server writes; compared as it is, it shows as drift.
+		return encoded, true
+	}
+	return string(decoded), true
 }
 
 func foreignFields(leaves []Leaf, owners *Ownership, appliers []string) []OwnedField {

@@ -50,7 +50,7 @@ func readRaw(live *unstructured.Unstructured) (string, map[string]any, error) {
 }
 
 // encodeRecord writes a changed record back as the annotation it came from
-// was written: kubectl's encoding for the full record, plain JSON for the
+// was written: kubectl's encoding for the full record, packed JSON for the
 // compact one.
 func encodeRecord(key string, record map[string]any) ([]byte, error) {
 	if key == Annotation {
@@ -60,7 +60,7 @@ func encodeRecord(key string, record map[string]any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding the compact last-applied record: %w", err)
 	}
-	return out, nil
+	return pack(out)
 }
 
 // StillSet returns the paths the file still sets: the next apply would take

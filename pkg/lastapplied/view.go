@@ -7,16 +7,23 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 )
 
 // View returns live's last-applied record as `kubectl apply
 // view-last-applied` prints it: "yaml" converted from the recorded JSON,
 // "json" the recorded bytes indented by two spaces (its trailing newline
-// kept). An object with only kapply's compact record shows that one.
+// kept). An object with only kapply's compact record shows that one. A
+// Secret's values show redacted, as kapply records them: a plain record
+// (kubectl's, or apply --secret-record=plain) is redacted for the view, its
+// salt derived from the object's UID (see saltFor).
 func View(live *unstructured.Unstructured, format string) ([]byte, error) {
 	raw, err := rawRecord(live)
 	if err != nil {
+		return nil, err
+	}
+	if raw, err = redactedView(raw, live); err != nil {
 		return nil, err
 	}
 	switch format {
@@ -36,23 +43,52 @@ func View(live *unstructured.Unstructured, format string) ([]byte, error) {
 	return nil, fmt.Errorf(`output format must be "yaml" or "json", not %q`, format)
 }
 
-// rawRecord is the annotation's text, kubectl's record first.
+// rawRecord is the record's JSON, kubectl's record first.
 func rawRecord(live *unstructured.Unstructured) ([]byte, error) {
-	annotations := live.GetAnnotations()
-	if raw, ok := annotations[Annotation]; ok {
-		return []byte(raw), nil
+	raw, ok, err := recordJSON(live.GetAnnotations())
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNoRecord, live.GetName())
 	}
-	if raw, ok := annotations[CompactAnnotation]; ok {
-		return []byte(raw), nil
+	return raw, err
+}
+
+// redactedView is the record raw of live as View shows it: a Secret's
+// record with every value redacted. Other records, and Secret records
+// redacted already, are raw as it is.
+func redactedView(raw []byte, live *unstructured.Unstructured) ([]byte, error) {
+	if !isSecret(live.Object) {
+		return raw, nil
 	}
-	return nil, fmt.Errorf("%w: %s", ErrNoRecord, live.GetName())
+	record := map[string]any{}
+	if err := utiljson.Unmarshal(raw, &record); err != nil {
+		// Never the error's text: it may quote the record.
+		return nil, fmt.Errorf("%w: the last-applied record of Secret %s is not a JSON object", ErrMalformed, live.GetName())
+	}
+	if !hasPlainValue(record) {
+		return raw, nil
+	}
+	s, err := saltFor(record, live)
+	if err != nil {
+		return nil, err
+	}
+	out, err := utiljson.Marshal(redactSecret(record, s))
+	if err != nil {
+		return nil, fmt.Errorf("encoding the last-applied record of %s: %w", live.GetName(), err)
+	}
+	return append(out, '\n'), nil
 }
 
 // SetRecord returns the record `kubectl apply set-last-applied` (and
 // edit-last-applied) writes for obj: the object exactly as given, encoded by
 // the unstructured JSON scheme. Unlike apply's record (Encode) it keeps any
-// annotation the file has and adds no empty annotations map.
-func SetRecord(obj *unstructured.Unstructured) ([]byte, error) {
+// annotation the file has and adds no empty annotations map. A Secret's
+// values are redacted (values redacted already stay), with the salt of
+// live's record; live may be nil.
+func SetRecord(obj, live *unstructured.Unstructured) ([]byte, error) {
+	obj, err := redactedCopy(obj, live)
+	if err != nil {
+		return nil, err
+	}
 	out, err := runtime.Encode(unstructured.UnstructuredJSONScheme, obj)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the last-applied record of %s: %w", obj.GetName(), err)

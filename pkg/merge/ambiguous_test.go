@@ -162,3 +162,87 @@ func TestIntendedSetDuplicates(t *testing.T) {
 	}
 	checkOwnPatch(t, pod, c, plan)
 }
+
+// TestIntendedOpaqueMapReplaced: a map of lists (a CertificateSigningRequest's
+// spec.extra, map[string][]string) or of unknown content (a
+// ControllerRevision's data, a RawExtension) has no Go struct field for its
+// values, so apimachinery's strategic merge cannot merge into them: kubectl
+// fails to compute its patch, and the server would reject one that merges
+// into such a value. The engine merges the map key by key (values of unknown
+// schema: maps merge, lists atomic) and sends it whole as `$patch: replace`,
+// guarded by resourceVersion, which the server applies without looking in.
+func TestIntendedOpaqueMapReplaced(t *testing.T) {
+	bs := builtins(t)
+	for _, tc := range []struct {
+		name, kind              string
+		lastApplied, file, live string
+		want, kubectlErr        string
+	}{{
+		name:        "map of lists",
+		kind:        "CertificateSigningRequest",
+		lastApplied: `spec: {extra: {groups: [a]}}`,
+		file:        `spec: {extra: {groups: [a, b]}}`,
+		live:        `{metadata: {resourceVersion: "42"}, spec: {extra: {groups: [a], scopes: [x]}}}`,
+		want:        `{metadata: {resourceVersion: "42"}, spec: {extra: {groups: [a, b], scopes: [x]}}}`,
+		kubectlErr:  "data type is not struct",
+	}, {
+		name:        "unknown content",
+		kind:        "ControllerRevision",
+		lastApplied: `data: {a: {x: 1, gone: 0}}`,
+		file:        `data: {a: {x: 2}}`,
+		live:        `{metadata: {resourceVersion: "42"}, data: {a: {x: 1, gone: 0, z: 3}, b: [1]}}`,
+		want:        `{metadata: {resourceVersion: "42"}, data: {a: {x: 2, z: 3}, b: [1]}}`,
+		kubectlErr:  "unable to find api field",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := bs[tc.kind]
+			l, f, c := decodeYAML(t, tc.lastApplied), decodeYAML(t, tc.file), decodeYAML(t, tc.live)
+			if _, err := oracleMerged(l, f, c, b.meta); err == nil || !strings.Contains(err.Error(), tc.kubectlErr) {
+				t.Errorf("kubectl's patch: error %v, want one containing %q", err, tc.kubectlErr)
+			}
+			plan, err := ThreeWay(l, f, c, b.kind)
+			if err != nil {
+				t.Fatalf("ThreeWay: %v", err)
+			}
+			if ok, d := sameObject(decodeYAML(t, tc.want), plan.Merged, false); !ok {
+				t.Errorf("merged:\n%s", d)
+			}
+			checkOwnPatch(t, b, c, plan)
+			if !strings.Contains(string(plan.Patch.Data), `"$patch":"replace"`) || !strings.Contains(string(plan.Patch.Data), `"resourceVersion":"42"`) {
+				t.Errorf("patch %s: want the map replaced whole under resourceVersion 42", plan.Patch.Data)
+			}
+		})
+	}
+}
+
+// TestIntendedNullInReplacedMap: a null inside a map with patch strategy
+// replace is dropped like any null from the file; kubectl's patch carries it
+// to the server inside the map that replaces live's, where it stays (and a
+// map[string]string then decodes it as ""). The generator keeps nulls out of
+// replaced maps, as out of atomic lists.
+func TestIntendedNullInReplacedMap(t *testing.T) {
+	pdb := builtins(t)["PodDisruptionBudget"]
+	f := decodeYAML(t, `spec: {selector: {matchLabels: {app: web, tier: null}}}`)
+	c := decodeYAML(t, `spec: {selector: {matchLabels: {app: web, tier: fe}}}`)
+	plan, err := ThreeWay(nil, f, c, pdb.kind)
+	if err != nil {
+		t.Fatalf("ThreeWay: %v", err)
+	}
+	want := decodeYAML(t, `spec: {selector: {matchLabels: {app: web}}}`)
+	if ok, d := sameObject(want, plan.Merged, false); !ok {
+		t.Errorf("merged:\n%s", d)
+	}
+	checkOwnPatch(t, pdb, c, plan)
+	kubectl, err := oracleMerged(nil, f, c, pdb.meta)
+	if err != nil {
+		t.Fatalf("oracle: %v", err)
+	}
+	if labels := asMap(asMap(asMap(kubectl["spec"])["selector"])["matchLabels"]); !hasNull(labels, "tier") {
+		t.Errorf("kubectl's result %v: want tier: null kept", labels)
+	}
+}
+
+func hasNull(m map[string]any, k string) bool {
+	v, ok := m[k]
+	return ok && v == nil
+}

@@ -63,10 +63,14 @@ func TestEmptyPlan(t *testing.T) {
 // TestChangesAgreeWithPatch checks, over generated triples, that a plan is
 // empty exactly when it reports no change other than kept fields.
 func TestChangesAgreeWithPatch(t *testing.T) {
-	bs := builtins(t)
+	kinds := allKinds(t).all
+	reach := map[*builtin]*reachIndex{}
 	for i := range 3000 {
-		b := bs[fuzzKinds[i%len(fuzzKinds)]]
-		l, f, c := newGen(uint64(i)).triple(b.kind.Root)
+		b := kinds[i%len(kinds)]
+		if reach[b] == nil {
+			reach[b] = newReachIndex(b.kind.Strategic)
+		}
+		l, f, c := genTriple(uint64(i), b, reach[b])
 		plan, err := ThreeWay(l, f, c, b.kind)
 		if err != nil {
 			t.Fatalf("seed %d: %v", i, err)
@@ -75,5 +79,24 @@ func TestChangesAgreeWithPatch(t *testing.T) {
 		if changed == plan.Empty() {
 			t.Fatalf("seed %d %s: Empty() = %v but changes:\n%s\npatch %s", i, b.name, plan.Empty(), formatChanges(plan.Changes), plan.Patch.Data)
 		}
+	}
+}
+
+// TestExplainReplacedMap: under patch strategy replace the file's map
+// replaces live's, so a live-only key is cleared with its parent, not kept.
+func TestExplainReplacedMap(t *testing.T) {
+	pdb := builtins(t)["PodDisruptionBudget"]
+	l := decodeYAML(t, `spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}`)
+	f := decodeYAML(t, `spec: {maxUnavailable: 25%, selector: {matchLabels: {app: web, tier: fe}}}`)
+	c := decodeYAML(t, `spec: {minAvailable: 2, selector: {matchLabels: {app: web, team: t}}}`)
+	plan := checkAgainstOracle(t, pdb, l, f, c)
+	want := []string{
+		"spec.maxUnavailable: <nil> -> 25% (set by file)",
+		"spec.minAvailable: 2 -> <nil> (removed from file)",
+		"spec.selector.matchLabels.team: t -> <nil> (cleared: the file sets its parent object)",
+		"spec.selector.matchLabels.tier: <nil> -> fe (set by file)",
+	}
+	if got := formatChanges(plan.Changes); got != strings.Join(want, "\n") {
+		t.Errorf("changes:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 }

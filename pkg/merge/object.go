@@ -73,11 +73,12 @@ func retainsOnlyFileKeys(n *schema.Node, f, c map[string]any) bool {
 }
 
 // replacesWhole reports whether an object is replaced rather than merged:
-// x-kubernetes-map-type atomic, honoured for custom resources only, because
-// a strategic merge patch (and kubectl) merges every built-in struct field by
-// field.
+// x-kubernetes-map-type atomic for custom resources, patch strategy replace
+// for built-in kinds (the schema sets AtomicMap by the kind's dialect). For
+// the latter, kubectl's patch carries the file's map whenever live has one,
+// and the server's strategic merge takes it whole (mergeMapHandler).
 func (m *merger) replacesWhole(n *schema.Node) bool {
-	return !m.strategic && n != nil && n.AtomicMap
+	return n != nil && n.AtomicMap
 }
 
 // checkDirectiveKeys rejects file keys that a strategic merge patch would

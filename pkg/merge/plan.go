@@ -101,17 +101,23 @@ func (p *Plan) setPatch(live map[string]any, root *schema.Node, strategic bool) 
 // guardWithResourceVersion makes the server reject the patch with 409 if
 // the object changed since it was read: the patch replaces a list computed
 // from that read, and would otherwise drop a concurrent writer's elements.
+// A resourceVersion the file sets itself is already such a precondition and
+// stays; a null (last-applied had one, the file dropped it) gives way to the
+// live one, since the server assigns a new one on every write anyway.
 func (p *Plan) guardWithResourceVersion(body, live map[string]any) {
 	rv, hasRV := asMap(live["metadata"])["resourceVersion"].(string)
-	md, isMap := body["metadata"].(map[string]any)
-	if _, present := body["metadata"]; !present {
-		md, isMap = map[string]any{}, true
-		body["metadata"] = md
-	}
-	if !hasRV || rv == "" || !isMap {
+	md, present := body["metadata"]
+	mdMap, isMap := md.(map[string]any)
+	if !hasRV || rv == "" || (present && !isMap) {
 		p.Warnings = append(p.Warnings, Warning{Path: Path{{Field: "metadata"}, {Field: "resourceVersion"}},
 			Message: "the patch replaces a list whole but cannot carry the live resourceVersion; a concurrent change to that list may be lost"})
 		return
 	}
-	md["resourceVersion"] = rv
+	if !present {
+		mdMap = map[string]any{}
+		body["metadata"] = mdMap
+	}
+	if mdMap["resourceVersion"] == nil {
+		mdMap["resourceVersion"] = rv
+	}
 }

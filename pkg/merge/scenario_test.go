@@ -35,7 +35,7 @@ func builtinScenarios() []scenario {
 	var all []scenario
 	for _, group := range [][]scenario{
 		deploymentScenarios(), podScenarios(), listScenarios(), orderScenarios(),
-		serviceScenarios(), configMapScenarios(), workloadScenarios(),
+		serviceScenarios(), configMapScenarios(), workloadScenarios(), replaceMapScenarios(),
 	} {
 		all = append(all, group...)
 	}
@@ -271,5 +271,41 @@ func workloadScenarios() []scenario {
 		lastApplied: `spec: {backoffLimit: 3, template: {spec: {restartPolicy: Never, containers: [{name: j, image: a, command: [run]}]}}}`,
 		file:        `spec: {template: {spec: {restartPolicy: Never, containers: [{name: j, image: b}]}}}`,
 		live:        `spec: {backoffLimit: 3, completions: 1, template: {metadata: {labels: {batch.kubernetes.io/job-name: j}}, spec: {restartPolicy: Never, containers: [{name: j, image: a, command: [run], terminationMessagePath: /dev/termination-log}]}}}`,
+	}}
+}
+
+// replaceMapScenarios: a PodDisruptionBudget's spec.selector has patch
+// strategy replace, so the server replaces it whole with the patch's: the
+// file's selector replaces live's, and the patch must carry all of it.
+func replaceMapScenarios() []scenario {
+	return []scenario{{
+		name: "replace map: selector gains a label and keeps the old one", kind: "PodDisruptionBudget",
+		lastApplied: `spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}`,
+		file:        `spec: {maxUnavailable: 25%, selector: {matchLabels: {app: web, tier: fe}}}`,
+		live:        `spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}`,
+		want:        `spec: {maxUnavailable: 25%, selector: {matchLabels: {app: web, tier: fe}}}`,
+	}, {
+		name: "replace map: another writer's label is dropped", kind: "PodDisruptionBudget",
+		lastApplied: `spec: {selector: {matchLabels: {app: web}}}`,
+		file:        `spec: {selector: {matchLabels: {app: web}}}`,
+		live:        `spec: {selector: {matchLabels: {app: web, team: t}}}`,
+		want:        `spec: {selector: {matchLabels: {app: web}}}`,
+	}, {
+		name: "replace map: labels switched to expressions", kind: "PodDisruptionBudget",
+		lastApplied: `spec: {selector: {matchLabels: {app: web}}}`,
+		file:        `spec: {selector: {matchExpressions: [{key: app, operator: In, values: [web]}]}}`,
+		live:        `spec: {selector: {matchLabels: {app: web}}, minAvailable: 1}`,
+		want:        `spec: {selector: {matchExpressions: [{key: app, operator: In, values: [web]}]}, minAvailable: 1}`,
+	}, {
+		name: "replace map: absent from the file, kept from live", kind: "PodDisruptionBudget",
+		file: `spec: {minAvailable: 1}`,
+		live: `spec: {selector: {matchLabels: {app: web}}, minAvailable: 2}`,
+		want: `spec: {selector: {matchLabels: {app: web}}, minAvailable: 1}`,
+	}, {
+		name: "replace map: removed from the file", kind: "PodDisruptionBudget",
+		lastApplied: `spec: {selector: {matchLabels: {app: web}}}`,
+		file:        `spec: {minAvailable: 1}`,
+		live:        `spec: {selector: {matchLabels: {app: web}}}`,
+		want:        `spec: {minAvailable: 1}`,
 	}}
 }

@@ -58,8 +58,18 @@ func (b *smpBuilder) field(p map[string]any, k string, cv, mv any, n *schema.Nod
 	cl, cIsList := cv.([]any)
 	ml, mIsList := mv.([]any)
 	switch {
+	case cIsMap && mIsMap && n != nil && n.AtomicMap:
+		if !equal(cm, mm) {
+			p[k] = mm // patch strategy replace: the server takes the map whole
+		}
 	case cIsMap && mIsMap:
-		if sub := b.object(cm, mm, n); len(sub) > 0 {
+		sub := b.object(cm, mm, n)
+		switch {
+		case len(sub) == 0:
+		case opaque(n) && descends(cm, sub):
+			b.replaced = true
+			p[k] = replaceWhole(mm)
+		default:
 			p[k] = sub
 		}
 	case cIsList && mIsList:
@@ -67,6 +77,56 @@ func (b *smpBuilder) field(p map[string]any, k string, cv, mv any, n *schema.Nod
 	case !equal(cv, mv):
 		p[k] = mv
 	}
+}
+
+// opaque reports an object whose values the server's Go types cannot
+// describe: a map of objects or lists (a CertificateSigningRequest's
+// spec.extra, map[string][]string) or an object of unknown content (a
+// RawExtension such as a ControllerRevision's data). The server's strategic
+// merge looks up the Go field of every map or list value it merges into a
+// live one, and fails on these ("data type is not struct", "unable to find
+// api field"). A node we know nothing about (nil) is not opaque: the server
+// may well know it.
+func opaque(n *schema.Node) bool {
+	if n == nil {
+		return false
+	}
+	switch n.Type {
+	case schema.Unknown:
+		return true
+	case schema.Object:
+		return len(n.Fields) == 0 && n.Elem.TypeOf() != schema.Scalar
+	}
+	return false
+}
+
+// descends reports whether a patch of the live map c merges a map or list
+// into a live map or list, which makes the server look up its Go field.
+func descends(c, patch map[string]any) bool {
+	for k, pv := range patch {
+		switch pv.(type) {
+		case map[string]any:
+			if _, ok := c[k].(map[string]any); ok {
+				return true
+			}
+		case []any:
+			if _, ok := c[k].([]any); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// replaceWhole sends a map as `$patch: replace`, which the server applies
+// without looking into it: the merged map, whole.
+func replaceWhole(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	out[directiveKey] = "replace"
+	return out
 }
 
 // list diffs a list by its strategy; atomic lists are sent whole.

@@ -42,19 +42,20 @@ func (b *builder) fillList(n *Node, s *rawSchema) {
 // strategicList mirrors strategic merge patch: only patch-strategy "merge"
 // makes a list granular — by patchMergeKey for objects, as a set for
 // primitives — and x-kubernetes-list-type is ignored, since the server
-// ignores it when it applies the patch.
+// ignores it when it applies the patch. Any other strategy ("replace", or
+// none) leaves the list atomic: the patch carries it whole.
 func (b *builder) strategicList(n *Node, s *rawSchema) {
-	merge, retain := s.patchStrategies()
+	ps := s.patchStrategies()
 	items := b.shape(s.Items.Schema)
 	switch {
-	case merge && items == Object && s.PatchMergeKey != "":
+	case ps.merge && items == Object && s.PatchMergeKey != "":
 		n.List = Map
 		n.Keys = []string{s.PatchMergeKey}
 		n.IdentityKeys = widerKeys(s.ListMapKeys, n.Keys)
-	case merge && items == Scalar:
+	case ps.merge && items == Scalar:
 		n.List = Set
 	}
-	if retain && items == Object && n.Elem != nil {
+	if ps.retain && items == Object && n.Elem != nil {
 		n.Elem = b.derived(n.Elem, func(e *Node) { e.RetainKeys = true })
 	}
 }

@@ -10,8 +10,8 @@ func (b *builder) decorates(s *rawSchema) bool {
 	if b.dialect == structuralDialect {
 		return s.MapType != ""
 	}
-	_, retain := s.patchStrategies()
-	return retain
+	ps := s.patchStrategies()
+	return ps.retain || ps.replace
 }
 
 // applyFlags sets the object-level extensions of s on n, whose Type is
@@ -32,8 +32,11 @@ func (b *builder) applyFlags(n *Node, s *rawSchema) {
 }
 
 // applyObjectFlags: map-type counts only for custom resources (strategic
-// merge patch merges every struct field by field); retainKeys only for
-// built-ins (custom resources cannot declare a patch strategy).
+// merge patch ignores it); patch strategies only for built-ins (custom
+// resources cannot declare one). Of those, retainKeys clears live fields the
+// file leaves out, and replace makes the object atomic: the server's
+// strategic merge (mergeMapHandler) takes the patch's map whole when live
+// has the map, so the file's map replaces live's.
 func (b *builder) applyObjectFlags(n *Node, s *rawSchema) {
 	if b.dialect == structuralDialect {
 		switch s.MapType {
@@ -44,7 +47,11 @@ func (b *builder) applyObjectFlags(n *Node, s *rawSchema) {
 		}
 		return
 	}
-	if _, retain := s.patchStrategies(); retain {
+	ps := s.patchStrategies()
+	if ps.retain {
 		n.RetainKeys = true
+	}
+	if ps.replace {
+		n.AtomicMap = true
 	}
 }

@@ -54,7 +54,9 @@ type Node struct {
 	// RetainKeys clears the live fields of this Object that the file does not
 	// set, when the file sets the Object (patchStrategy retainKeys).
 	RetainKeys bool
-	// AtomicMap is an Object replaced whole (x-kubernetes-map-type: atomic).
+	// AtomicMap is an Object the file replaces whole: x-kubernetes-map-type
+	// atomic for custom resources, x-kubernetes-patch-strategy replace for
+	// built-in kinds (a PodDisruptionBudget's spec.selector).
 	AtomicMap bool
 	// PreserveUnknown marks x-kubernetes-preserve-unknown-fields: fields not in
 	// Fields are kept and merged as Unknown.

@@ -89,6 +89,28 @@ func (d *Document) Has(gvk schema.GroupVersionKind) bool {
 	return ok
 }
 
+// GVKs lists the group-version-kinds the document declares
+// (x-kubernetes-group-version-kind), sorted by group, version and kind. A
+// document also declares shared kinds, such as DeleteOptions, for other
+// group-versions.
+func (d *Document) GVKs() []schema.GroupVersionKind {
+	out := make([]schema.GroupVersionKind, 0, len(d.byGVK))
+	for gvk := range d.byGVK {
+		out = append(out, gvk)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		if a.Version != b.Version {
+			return a.Version < b.Version
+		}
+		return a.Kind < b.Kind
+	})
+	return out
+}
+
 func (d *Document) kind(gvk schema.GroupVersionKind, dl dialect) (*Kind, error) {
 	name, ok := d.byGVK[gvk]
 	if !ok {

@@ -63,6 +63,8 @@ const widgetDoc = `{
         "args": {"type": "array", "items": {"type": "string"}},
         "strategy": {"allOf": [{"$ref": "#/components/schemas/test.v1.Strategy"}], "x-kubernetes-patch-strategy": "retainKeys"},
         "plain": {"allOf": [{"$ref": "#/components/schemas/test.v1.Strategy"}]},
+        "selector": {"allOf": [{"$ref": "#/components/schemas/test.v1.Strategy"}], "x-kubernetes-patch-strategy": "replace"},
+        "replacedArgs": {"type": "array", "items": {"type": "string"}, "x-kubernetes-patch-strategy": "replace"},
         "target": {"allOf": [{"$ref": "#/components/schemas/test.v1.Port"}]},
         "limits": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/test.v1.Quantity"}},
         "maxSurge": {"allOf": [{"$ref": "#/components/schemas/test.v1.IntOrString"}]},
@@ -126,6 +128,7 @@ func TestDocumentStrategicLists(t *testing.T) {
 		{path: "spec.volumes", typ: List, list: Map, keys: []string{"type"}},
 		{path: "spec.tolerations", typ: List, list: Atomic}, // list-type map, no patch strategy
 		{path: "spec.args", typ: List, list: Atomic},
+		{path: "spec.replacedArgs", typ: List, list: Atomic}, // patch strategy replace
 		{path: "metadata.finalizers", typ: List, list: Set},
 		{path: "spec.props.anyOf", typ: List, list: Atomic},
 	} {
@@ -160,6 +163,9 @@ func TestDocumentStrategicObjects(t *testing.T) {
 	if at(t, root, "spec.target").AtomicMap {
 		t.Error("spec.target: strategic merge patch ignores x-kubernetes-map-type; want granular")
 	}
+	if !at(t, root, "spec.selector").AtomicMap || at(t, root, "spec.plain").AtomicMap {
+		t.Error("patch strategy replace: want AtomicMap on spec.selector only, not on spec.plain (same component)")
+	}
 }
 
 func TestDocumentCustomObjects(t *testing.T) {
@@ -169,6 +175,9 @@ func TestDocumentCustomObjects(t *testing.T) {
 	}
 	if at(t, root, "spec.strategy").RetainKeys {
 		t.Error("spec.strategy: custom resources have no retainKeys")
+	}
+	if at(t, root, "spec.selector").AtomicMap {
+		t.Error("spec.selector: custom resources have no patch strategy replace")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Override is a user's declaration of how one list of a custom resource kind
@@ -48,6 +49,9 @@ func parseMergeKey(s string) (Override, error) {
 	}
 	var o Override
 	o.Group, o.Version, o.Kind = parseTarget(target)
+	if strings.HasSuffix(target, "/") {
+		return Override{}, errors.New(`version "": nothing after '/'; leave out "/VERSION" to match every version`)
+	}
 	var err error
 	if o.Path, o.List, o.Keys, err = parseRule(rule); err != nil {
 		return Override{}, err
@@ -87,6 +91,14 @@ func parseRule(rule string) (path []string, list ListType, keys []string, err er
 func (o Override) validate() error {
 	if o.Kind == "" || strings.ContainsAny(o.Kind, "./:") {
 		return fmt.Errorf("kind %q: want a kind name such as Widget", o.Kind)
+	}
+	// A version or group the API server could never serve would make the
+	// key match nothing, silently.
+	if o.Version != "" && len(validation.IsDNS1035Label(o.Version)) > 0 {
+		return fmt.Errorf("version %q: want an API version such as v1 or v1beta1", o.Version)
+	}
+	if o.Group != "" && len(validation.IsDNS1123Subdomain(o.Group)) > 0 {
+		return fmt.Errorf("group %q: want an API group such as example.com", o.Group)
 	}
 	if err := checkNames("path", o.Path); err != nil {
 		return err

@@ -50,6 +50,12 @@ func TestParseMergeKeyErrors(t *testing.T) {
 		{"Widget.example.com:spec.rules=name,name", `keys: "name" appears twice`},
 		{"Widget.example.com:spec.rules:bag", `list type "bag"`},
 		{"Widget.example.com:spec.rules:map", "a map list is written PATH=KEYS"},
+		// A version with a slash, or any the server could not serve, would
+		// match no kind and be ignored silently.
+		{"Widget.example.com/v1/x:spec=a", `version "v1/x"`},
+		{"Widget.example.com/V1:spec=a", `version "V1"`},
+		{"Widget.example.com/:spec=a", `version ""`},
+		{"Widget.exa_mple.com:spec=a", `group "exa_mple.com"`},
 	}
 	for _, c := range cases {
 		_, err := ParseMergeKey(c.in)

@@ -119,15 +119,26 @@ func (s *rawSchema) target() string {
 	return ""
 }
 
-// patchStrategies splits x-kubernetes-patch-strategy ("merge,retainKeys").
-func (s *rawSchema) patchStrategies() (merge, retain bool) {
+// patchStrategy is a parsed x-kubernetes-patch-strategy ("merge",
+// "retainKeys", "merge,retainKeys", "replace").
+type patchStrategy struct {
+	merge, retain, replace bool
+}
+
+// patchStrategies splits x-kubernetes-patch-strategy as strategic merge
+// patch does (extractRetainKeysPatchStrategy): retainKeys may accompany one
+// other strategy, which is merge or replace.
+func (s *rawSchema) patchStrategies() patchStrategy {
+	var ps patchStrategy
 	for _, p := range strings.Split(s.PatchStrategy, ",") {
 		switch strings.TrimSpace(p) {
 		case "merge":
-			merge = true
+			ps.merge = true
 		case "retainKeys":
-			retain = true
+			ps.retain = true
+		case "replace":
+			ps.replace = true
 		}
 	}
-	return merge, retain
+	return ps
 }

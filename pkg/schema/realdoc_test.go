@@ -1,6 +1,9 @@
 package schema
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,21 +14,45 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// realDocs are served by kube-apiserver v1.37.1; see testdata/openapi/README.md.
-var realDocs = map[string]string{
-	"":                     "../../testdata/openapi/api__v1.json",
-	"apps":                 "../../testdata/openapi/apis__apps__v1.json",
-	"batch":                "../../testdata/openapi/apis__batch__v1.json",
-	"apiextensions.k8s.io": "testdata/apis__apiextensions.k8s.io__v1.json",
-}
+// realDocDir holds the documents kube-apiserver v1.37.1 serves, one gzipped
+// file per group-version; see testdata/openapi/README.md.
+const realDocDir = "../../testdata/openapi"
 
+// readRealDoc reads the v1 document of a group ("" is the core group).
 func readRealDoc(tb testing.TB, group string) []byte {
 	tb.Helper()
-	data, err := os.ReadFile(filepath.FromSlash(realDocs[group]))
-	if err != nil {
-		tb.Fatalf("reading the real OpenAPI document of group %q: %v", group, err)
+	name := "api__v1.json.gz"
+	if group != "" {
+		name = "apis__" + group + "__v1.json.gz"
 	}
-	return data
+	return readRealFile(tb, filepath.Join(realDocDir, name))
+}
+
+func readRealFile(tb testing.TB, file string) []byte {
+	tb.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		tb.Fatalf("reading a real OpenAPI document: %v", err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		tb.Fatalf("decompressing %s: %v", file, err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatalf("decompressing %s: %v", file, err)
+	}
+	return raw
+}
+
+// realDocFiles lists every real document.
+func realDocFiles(tb testing.TB) []string {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(realDocDir, "*.json.gz"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no documents in %s: %v", realDocDir, err)
+	}
+	return files
 }
 
 func realKind(t *testing.T, gvk schema.GroupVersionKind) *Kind {
@@ -97,6 +124,9 @@ func TestRealDocumentObjects(t *testing.T) {
 		{gvk("", "v1", "ConfigMap"), "data", func(n *Node) bool { return n.Type == Object && n.Fields == nil && n.Item().TypeOf() == Scalar }},
 		{gvk("", "v1", "Secret"), "stringData", func(n *Node) bool { return n.Type == Object && n.Item().TypeOf() == Scalar }},
 		{gvk("apps", "v1", "ControllerRevision"), "data", func(n *Node) bool { return n.Type == Object }},
+		{gvk("policy", "v1", "PodDisruptionBudget"), "spec.selector", func(n *Node) bool { return n.Type == Object && n.AtomicMap }},
+		{gvk("policy", "v1", "PodDisruptionBudget"), "spec.selector.matchLabels", func(n *Node) bool { return n.Type == Object && !n.AtomicMap }},
+		{gvk("apps", "v1", "Deployment"), "spec.selector", func(n *Node) bool { return n.Type == Object && !n.AtomicMap }},
 	}
 	for _, c := range cases {
 		t.Run(c.gvk.Kind+"/"+c.path, func(t *testing.T) {
@@ -169,10 +199,10 @@ func TestRealRecursiveSchema(t *testing.T) {
 
 // TestRealDocumentsBuildEveryKind builds each declared kind in both readings.
 func TestRealDocumentsBuildEveryKind(t *testing.T) {
-	for group := range realDocs {
-		doc, err := ParseOpenAPIV3(readRealDoc(t, group))
+	for _, file := range realDocFiles(t) {
+		doc, err := ParseOpenAPIV3(readRealFile(t, file))
 		if err != nil {
-			t.Fatalf("group %q: %v", group, err)
+			t.Fatalf("%s: %v", file, err)
 		}
 		for gvk := range doc.byGVK {
 			k1, err1 := doc.Kind(gvk)

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kapply/kapply/pkg/apply"
+)
+
+// bareDryRun is the value of a --dry-run given without one: kubectl's
+// NoOptDefVal, which means "client", with a warning.
+const bareDryRun = "unchanged"
+
+// addKubectlDryRunFlag adds --dry-run as kubectl has it: "none", "client"
+// or "server"; bare, or as a boolean, deprecated but accepted.
+func addKubectlDryRunFlag(cmd *cobra.Command, dryRun *string, usage string) {
+	cmd.Flags().StringVar(dryRun, "dry-run", "none", usage)
+	cmd.Flags().Lookup("dry-run").NoOptDefVal = bareDryRun
+}
+
+// parseDryRun reads --dry-run as kubectl does (GetDryRunStrategy): a bare
+// --dry-run and "true" mean client, "false" none.
+func parseDryRun(s string) (apply.DryRun, error) {
+	switch s {
+	case "none", "":
+		return apply.NoDryRun, nil
+	case "client", bareDryRun:
+		return apply.ClientDryRun, nil
+	case "server":
+		return apply.ServerDryRun, nil
+	}
+	b, err := strconv.ParseBool(s)
+	switch {
+	case err != nil:
+		return apply.NoDryRun, fmt.Errorf(`Invalid dry-run value (%v). Must be "none", "server", or "client".`, s)
+	case b:
+		return apply.ClientDryRun, nil
+	}
+	return apply.NoDryRun, nil
+}
+
+// dryRunDeprecation is kubectl's warning for a bare or boolean --dry-run,
+// or "".
+func dryRunDeprecation(s string) string {
+	switch s {
+	case bareDryRun:
+		return "--dry-run is deprecated and can be replaced with --dry-run=client."
+	}
+	b, err := strconv.ParseBool(s)
+	switch {
+	case err != nil:
+		return ""
+	case b:
+		return fmt.Sprintf("--dry-run=%s is deprecated (boolean value) and can be replaced with --dry-run=client.", s)
+	}
+	return fmt.Sprintf("--dry-run=%s is deprecated (boolean value) and can be replaced with --dry-run=none.", s)
+}
+
+// addValidateFlag adds --validate as kubectl has it, strict by default.
+func addValidateFlag(cmd *cobra.Command, validate *string) {
+	cmd.Flags().StringVar(validate, "validate", "strict", `how the server treats fields the schema does not know (the fieldValidation of every write): "strict" (refuse the object; also "true"), "warn" (print the server's warning and drop them) or "ignore" (drop them silently; also "false")`)
+	cmd.Flags().Lookup("validate").NoOptDefVal = "strict"
+}
+
+// parseValidate reads --validate as kubectl does (GetValidationDirective).
+func parseValidate(s string) (string, error) {
+	switch s {
+	case "strict":
+		return metav1.FieldValidationStrict, nil
+	case "warn":
+		return metav1.FieldValidationWarn, nil
+	case "ignore":
+		return metav1.FieldValidationIgnore, nil
+	}
+	b, err := strconv.ParseBool(s)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf(`invalid - validate option %q; must be one of: strict (or true), warn, ignore (or false)`, s)
+	case b:
+		return metav1.FieldValidationStrict, nil
+	}
+	return metav1.FieldValidationIgnore, nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/kapply/kapply/pkg/apply"
+)
+
+// waitReady is apply's --wait: it waits, up to timeout, until every object
+// the events applied is ready by kstatus (Current) or failed, printing a
+// line per object as it gets there, and the rest at the timeout, then a
+// summary on stderr. Ready lines go to stdout with the default output,
+// else to stderr, so -o name|yaml|json stay parseable. Any object failed
+// or not ready makes the error, which names them with their reasons.
+func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams,
+	events []apply.Event, timeout time.Duration, output string) error {
+	targets, _ := apply.WaitTargets(events)
+	if len(targets) == 0 {
+		return nil
+	}
+	cfg, err := getter.ToRESTConfig()
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("waiting for readiness: %w", err))
+	}
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("waiting for readiness: %w", err))
+	}
+	readyOut := streams.Out
+	if output != "" {
+		readyOut = streams.ErrOut
+	}
+	results, err := apply.Wait(ctx, client, targets, apply.WaitOptions{Timeout: timeout,
+		OnResult: func(_ int, r apply.Readiness) { printReadiness(readyOut, streams.ErrOut, r, timeout) }})
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	var ready, failed, notReady int
+	var bad []string
+	for _, r := range results {
+		switch {
+		case r.Ready():
+			ready++
+			continue
+		case r.Status == kstatus.FailedStatus:
+			failed++
+			bad = append(bad, fmt.Sprintf("%s (failed: %s)", r.Target.Ref(), reasonOf(r)))
+		default:
+			notReady++
+			what := strings.ToLower(string(r.Status))
+			if r.TimedOut {
+				what = "timed out"
+			}
+			bad = append(bad, fmt.Sprintf("%s (%s: %s)", r.Target.Ref(), what, reasonOf(r)))
+		}
+	}
+	fmt.Fprintf(streams.ErrOut, "wait: %d ready, %d failed, %d not ready after %s\n", ready, failed, notReady, timeout)
+	if len(bad) > 0 {
+		return withCode(exitFailed, fmt.Errorf("%d of %d object(s) not ready: %s", len(bad), len(results), strings.Join(bad, ", ")))
+	}
+	return nil
+}
+
+// printReadiness prints one object's final line: `deployment.apps/web
+// ready` to ready, failures and objects the timeout caught to stderr, with
+// the reason and message of the condition that says why.
+func printReadiness(ready, stderr io.Writer, r apply.Readiness, timeout time.Duration) {
+	switch {
+	case r.Ready():
+		fmt.Fprintf(ready, "%s ready\n", r.Target.Ref())
+	case r.Status == kstatus.FailedStatus:
+		fmt.Fprintf(stderr, "%s failed: %s\n", r.Target.Ref(), explain(r))
+	default:
+		fmt.Fprintf(stderr, "%s not ready after %s (%s): %s\n", r.Target.Ref(), timeout, r.Status, explain(r))
+	}
+}
+
+func explain(r apply.Readiness) string {
+	switch {
+	case r.Reason != "" && r.Message != "":
+		return r.Reason + ": " + r.Message
+	case r.Reason != "":
+		return r.Reason
+	}
+	return r.Message
+}
+
+func reasonOf(r apply.Readiness) string {
+	if r.Reason != "" {
+		return r.Reason
+	}
+	return r.Message
+}

@@ -1,0 +1,206 @@
+package apply
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/util/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// Errors of documents the resource builder would change without a word,
+// as kubectl's does: kapply refuses them instead.
+var (
+	// ErrDuplicateKey: a map sets one key twice (`data: {k: "1", k: "2"}`).
+	// The YAML spec forbids it; the builder keeps one of the values.
+	ErrDuplicateKey = errors.New("a key is set twice in one map; nothing of this document is applied")
+	// ErrNotUTF8: the document holds bytes that are not UTF-8. The builder
+	// replaces them with U+FFFD.
+	ErrNotUTF8 = errors.New("not valid UTF-8; nothing of this document is applied")
+)
+
+// refuseLossyDocuments fails the objects of every document the builder
+// would have changed without a word (see ErrDuplicateKey, ErrNotUTF8). It
+// reads again each file the objects came from — stdin and URLs cannot be
+// read twice, and are not checked — and returns the other objects and one
+// error per such document, naming the file, the document and the line.
+func refuseLossyDocuments(objects []*Object) ([]*Object, []error) {
+	bySource := map[string][]*Object{}
+	var sources []string
+	for _, o := range objects {
+		if _, ok := bySource[o.Source]; !ok {
+			sources = append(sources, o.Source)
+		}
+		bySource[o.Source] = append(bySource[o.Source], o)
+	}
+	refused := map[*Object]bool{}
+	var errs []error
+	for _, source := range sources {
+		for _, d := range lossyDocuments(source) {
+			errs = append(errs, d.err)
+			// What the builder read: invalid bytes replaced.
+			doc := bytes.ToValidUTF8(d.doc, []byte("\uFFFD"))
+			for _, o := range bySource[source] {
+				if declares(doc, o) {
+					refused[o] = true
+				}
+			}
+		}
+	}
+	if len(refused) == 0 {
+		return objects, errs
+	}
+	return slices.DeleteFunc(slices.Clone(objects), func(o *Object) bool { return refused[o] }), errs
+}
+
+// lossyDocument is a document refused, with its place in the file.
+type lossyDocument struct {
+	n   int
+	doc []byte
+	err error
+}
+
+// lossyDocuments returns the documents of the file source the builder
+// would change; none when source is not a regular file, or is UTF-16 (the
+// builder decodes it by its byte order mark). Documents are checked in
+// parallel: a strict parse costs about as much as the load (70 ms per MB).
+func lossyDocuments(source string) []lossyDocument {
+	f, err := os.Open(source)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	in := bufio.NewReader(f)
+	if bom, _ := in.Peek(2); bytes.Equal(bom, []byte{0xff, 0xfe}) || bytes.Equal(bom, []byte{0xfe, 0xff}) {
+		return nil
+	}
+	jobs := make(chan lossyDocument)
+	var mu sync.Mutex
+	var found []lossyDocument
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for j := range jobs {
+				if err := lossError(j.doc); err != nil {
+					j.err = fmt.Errorf("error parsing %s: document %d: %w", source, j.n, err)
+					mu.Lock()
+					found = append(found, j)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	reader := yaml.NewYAMLReader(in)
+	for n := 1; ; {
+		doc, err := reader.Read()
+		if err != nil {
+			break // io.EOF, or an error the load reported already
+		}
+		if isEmptyDocument(doc) {
+			continue
+		}
+		jobs <- lossyDocument{n: n, doc: doc}
+		n++
+	}
+	close(jobs)
+	wg.Wait()
+	slices.SortFunc(found, func(a, b lossyDocument) int { return a.n - b.n }) // the file's order
+	return found
+}
+
+// lossError tells why the builder would change doc, or nil. Other parse
+// errors are the load's to report.
+func lossError(doc []byte) error {
+	if !utf8.Valid(doc) {
+		line := 1 + bytes.Count(doc[:firstInvalid(doc)], []byte("\n"))
+		return fmt.Errorf("line %d: %w", line, ErrNotUTF8)
+	}
+	if err, isJSON := jsonDuplicateKey(doc); isJSON {
+		return err
+	}
+	_, err := sigsyaml.YAMLToJSONStrict(doc)
+	if err == nil || !strings.Contains(err.Error(), "already set in map") {
+		return nil
+	}
+	var lines []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line = strings.TrimSpace(line); strings.Contains(line, "already set in map") {
+			lines = append(lines, line)
+		}
+	}
+	return fmt.Errorf("%s: %w", strings.Join(lines, "; "), ErrDuplicateKey)
+}
+
+// jsonDuplicateKey finds a key set twice in an object of doc when doc is
+// JSON, reading its tokens only (Go's decoder, like the builder, keeps the
+// last value); isJSON is false when doc is not JSON, for the YAML check.
+func jsonDuplicateKey(doc []byte) (err error, isJSON bool) {
+	if trimmed := bytes.TrimSpace(doc); len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return nil, false
+	}
+	// An object being read: its keys so far, and whether a key comes next.
+	type object struct {
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*object // nil entries are arrays
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	var found error
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return found, true
+		}
+		if err != nil {
+			return nil, false // not JSON (a YAML flow map, say)
+		}
+		var top *object
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if key, ok := tok.(string); ok && top != nil && top.wantKey {
+			if top.keys[key] && found == nil {
+				line := 1 + bytes.Count(doc[:dec.InputOffset()], []byte("\n"))
+				found = fmt.Errorf("line %d: key %q already set in map: %w", line, key, ErrDuplicateKey)
+			}
+			top.keys[key], top.wantKey = true, false
+			continue
+		}
+		if top != nil {
+			top.wantKey = true // a value (or the start of one) after a key
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &object{keys: map[string]bool{}, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, nil)
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+// firstInvalid is the offset of the first byte of doc that is not UTF-8.
+func firstInvalid(doc []byte) int {
+	for i := 0; i < len(doc); {
+		r, size := utf8.DecodeRune(doc[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(doc)
+}

@@ -1,0 +1,130 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/csaupgrade"
+
+	"github.com/kapply/kapply/pkg/lastapplied"
+)
+
+// lastAppliedFieldManager is kubectl's manager of the last-applied record
+// alone, under server-side apply.
+const lastAppliedFieldManager = "kubectl-last-applied"
+
+// recordAsKubectl reports whether the run keeps the record of a
+// server-side apply as kubectl does: under kubectl's manager, for a record
+// that fits uncompacted (the server knows only that one).
+func (r *runner) recordAsKubectl(body *unstructured.Unstructured) bool {
+	_, fits := body.GetAnnotations()[lastapplied.Annotation]
+	return fits && r.opts.FieldManager == ServerSideFieldManager
+}
+
+// applyAsKubectl applies body (the file with its record) as kubectl
+// --server-side does. The API server itself rewrites the record of an
+// object that has one on every apply patch of the manager "kubectl" (its
+// lastAppliedUpdater), so the patch leaves it out; the record is owned by
+// kubectl-last-applied instead, or the patch would delete it. Sharing that
+// ownership costs one more request, once per object: before the patch when
+// the object has a record no apply manager owns yet (it was client-side
+// applied), after it when the object had none. kubectl writes no record in
+// the second case; kapply writes the one the server would, so that a later
+// client-side apply still knows what the file set. kapply and kubectl then
+// take turns without losing the record or reporting changes. A server dry
+// run sends the patch alone, as kubectl diff --server-side does: the record
+// requests would not build on it.
+func (r *runner) applyAsKubectl(ctx context.Context, client dynamic.ResourceInterface, live, body *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if r.opts.DryRun != NoDryRun {
+		return r.sendApply(ctx, client, withoutRecord(body), ServerSideFieldManager)
+	}
+	if live != nil && len(recordApplyOwners(live)) == 0 {
+		if record, has := live.GetAnnotations()[lastapplied.Annotation]; has {
+			if _, err := r.applyRecord(ctx, client, live, record); err != nil {
+				return nil, err
+			}
+		}
+	}
+	body = withoutRecord(body)
+	applied, err := r.sendApply(ctx, client, body, ServerSideFieldManager)
+	if err != nil {
+		return nil, err
+	}
+	if _, has := applied.GetAnnotations()[lastapplied.Annotation]; has {
+		return applied, nil
+	}
+	record, err := runtime.Encode(unstructured.UnstructuredJSONScheme, body)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the last-applied record: %w", err)
+	}
+	return r.applyRecord(ctx, client, applied, string(record))
+}
+
+// recordApplyOwners are the apply managers other than kubectl's that own
+// the object's last-applied record.
+func recordApplyOwners(obj *unstructured.Unstructured) []metav1.ManagedFieldsEntry {
+	var owners []metav1.ManagedFieldsEntry
+	for _, entry := range csaupgrade.FindFieldsOwners(obj.GetManagedFields(), metav1.ManagedFieldsOperationApply, lastAppliedFieldPath) {
+		if entry.Manager != ServerSideFieldManager {
+			owners = append(owners, entry)
+		}
+	}
+	return owners
+}
+
+// applyRecord applies the record alone to obj, as kubectl-last-applied.
+func (r *runner) applyRecord(ctx context.Context, client dynamic.ResourceInterface, obj *unstructured.Unstructured, record string) (*unstructured.Unstructured, error) {
+	justRecord := &unstructured.Unstructured{}
+	justRecord.SetGroupVersionKind(obj.GroupVersionKind())
+	justRecord.SetName(obj.GetName())
+	justRecord.SetNamespace(obj.GetNamespace())
+	justRecord.SetAnnotations(map[string]string{lastapplied.Annotation: record})
+	applied, err := r.sendApply(ctx, client, justRecord, lastAppliedFieldManager)
+	if err != nil {
+		return nil, fmt.Errorf("applying the last-applied record as %s: %w", lastAppliedFieldManager, err)
+	}
+	return applied, nil
+}
+
+var secretGK = schema.GroupKind{Kind: "Secret"}
+
+// redactsSecretRecord reports a Secret whose record is to be redacted,
+// applied under kubectl's manager: the API server rewrites the record of
+// every object such a patch applies, from the patch, values in clear. Its
+// patch carries no record then, and so drops the one client-side apply
+// wrote (kubectl's manager owns it once upgraded).
+func (r *runner) redactsSecretRecord(o *Object) bool {
+	return r.opts.FieldManager == ServerSideFieldManager && r.opts.SecretRecord == lastapplied.RedactSecrets &&
+		o.Obj.GroupVersionKind().GroupKind() == secretGK
+}
+
+// secretRecordWarning says when a Secret kept a record all the same (owned
+// by another manager, kubectl-last-applied for one): the server wrote it in
+// clear.
+func secretRecordWarning(o *Object, applied *unstructured.Unstructured) []string {
+	if applied == nil {
+		return nil
+	}
+	if _, has := applied.GetAnnotations()[lastapplied.Annotation]; !has {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: the API server rewrote this Secret's last-applied record with its values in clear, as it does for every "+
+		"server-side apply of the field manager %q to an object that keeps a record (here owned by %s); "+
+		"a --field-manager of your own keeps kapply's redacted record instead", o.Ref(), ServerSideFieldManager, ownerNames(applied))}
+}
+
+func ownerNames(obj *unstructured.Unstructured) string {
+	var names []string
+	for _, op := range []metav1.ManagedFieldsOperationType{metav1.ManagedFieldsOperationApply, metav1.ManagedFieldsOperationUpdate} {
+		for _, entry := range csaupgrade.FindFieldsOwners(obj.GetManagedFields(), op, lastAppliedFieldPath) {
+			names = append(names, entry.Manager)
+		}
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,58 @@
+package diff
+
+import (
+	"encoding/base64"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func maskedSecret() map[string]any {
+	return map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "s", "annotations": map[string]any{
+			"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"k":"dmFsdWUtb25l"}}`, "team": "a"}},
+		"data":       map[string]any{"k": base64.StdEncoding.EncodeToString([]byte("value-one")), "pin": base64.StdEncoding.EncodeToString([]byte("42"))},
+		"stringData": map[string]any{"p": "pass \"word\"\n2"}}
+}
+
+// TestMaskSecret: values and the record annotation are masked, other
+// annotations kept, the input untouched; other kinds are returned as they
+// are.
+func TestMaskSecret(t *testing.T) {
+	in := maskedSecret()
+	before := maskedSecret()
+	out := MaskSecret(in)
+	if !reflect.DeepEqual(in, before) {
+		t.Errorf("the input changed: %v", in)
+	}
+	want := map[string]any{"k": "***", "pin": "***"}
+	annotations := out["metadata"].(map[string]any)["annotations"].(map[string]any)
+	if !reflect.DeepEqual(out["data"], want) || out["stringData"].(map[string]any)["p"] != "***" ||
+		annotations["kubectl.kubernetes.io/last-applied-configuration"] != "***" || annotations["team"] != "a" {
+		t.Errorf("masked: %v", out)
+	}
+	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"k": "v"}}
+	if got := MaskSecret(cm); !reflect.DeepEqual(got, cm) {
+		t.Errorf("a ConfigMap was masked: %v", got)
+	}
+}
+
+// TestMaskSecretText: each value is masked as stored, decoded, base64 and
+// quoted; a short value only where it stands alone; a ConfigMap's values
+// are left.
+func TestMaskSecretText(t *testing.T) {
+	secret := maskedSecret()
+	text := `denied: value-one (dmFsdWUtb25l), "pass \"word\"\n2", ` + base64.StdEncoding.EncodeToString([]byte("pass \"word\"\n2")) +
+		`, pin 42 of 420 and 4242, v`
+	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"k": "v"}}
+	got := MaskSecretText(text, secret, cm, nil)
+	want := `denied: *** (***), "***", ***, pin *** of 420 and 4242, v`
+	if got != want {
+		t.Errorf("masked text:\n got %s\nwant %s", got, want)
+	}
+	for _, leaked := range []string{"value-one", "word"} {
+		if strings.Contains(got, leaked) {
+			t.Errorf("%q left in %s", leaked, got)
+		}
+	}
+}
