@@ -150,8 +150,6 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 		newDeleteCommand(configFlags, streams),
 		newDiffCommand(configFlags, streams),
 	)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return withCode(exitError, err)
-	})
+	cmd.SetFlagErrorFunc(flagError)
 	return cmd
 }

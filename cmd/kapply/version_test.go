@@ -26,9 +26,3 @@ func TestVersionClientOnlyNeedsNoServer(t *testing.T) {
 	}
 }
 
-func TestUnknownFlagIsUsageError(t *testing.T) {
-	var out strings.Builder
-	if code := kapplyNoCluster(t, &out, "apply", "--no-such-flag"); code != exitError {
-		t.Errorf("exit %d, want %d", code, exitError)
-	}
-}
