@@ -14,7 +14,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/ownership"
 )
 
 // Environment variables naming an external diff program; kapply's wins.
@@ -194,7 +194,7 @@ func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
 		obj.Changes = ev.Plan.Changes
 	}
 	if explain && ev.Live != nil {
-		owners, err := lastapplied.Owners(ev.Live)
+		owners, err := ownership.Owners(ev.Live)
 		if err != nil {
 			fmt.Fprintf(w, "Warning: %s: owners not shown: %v\n", o.Ref(), err)
 			return obj

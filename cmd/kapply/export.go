@@ -10,7 +10,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/export"
 )
 
 // exportOptions are the flags of `kapply export`.
@@ -64,7 +64,7 @@ func runExport(getter *genericclioptions.ConfigFlags, streams genericiooptions.I
 		return withCode(exitError, err)
 	}
 	for _, t := range targets {
-		clean, notes := lastapplied.Export(t.Obj)
+		clean, notes := export.Export(t.Obj)
 		if !opts.showSecrets && diff.IsSecret(clean.Object) {
 			clean.Object = diff.MaskSecret(clean.Object)
 			notes = append(notes, fmt.Sprintf("%s: the values are masked; --show-secrets writes them", t.Ref))

@@ -10,7 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
-	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/fieldpath"
 )
 
 // releaseOptions are the flags of `kapply release`.
@@ -75,16 +75,16 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	return sendPatches(ctx, streams, pending, dryRun, "released "+joinPaths(paths))
 }
 
-func parseFieldPaths(opts releaseOptions) ([]lastapplied.FieldPath, error) {
+func parseFieldPaths(opts releaseOptions) ([]fieldpath.Path, error) {
 	if len(opts.files.filenames) == 0 {
 		return nil, errors.New("must specify -f")
 	}
 	if len(opts.fields) == 0 {
 		return nil, errors.New("must specify at least one --field")
 	}
-	paths := make([]lastapplied.FieldPath, len(opts.fields))
+	paths := make([]fieldpath.Path, len(opts.fields))
 	for i, f := range opts.fields {
-		p, err := lastapplied.ParseFieldPath(f)
+		p, err := fieldpath.Parse(f)
 		if err != nil {
 			return nil, fmt.Errorf("reading --field: %w", err)
 		}
@@ -100,7 +100,7 @@ func warnStillSet(streams genericiooptions.IOStreams, r apply.Release) {
 	}
 }
 
-func joinPaths(paths []lastapplied.FieldPath) string {
+func joinPaths(paths []fieldpath.Path) string {
 	s := ""
 	for i, p := range paths {
 		if i > 0 {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/ownership"
 )
 
 // statusOptions are the flags of `kapply status`.
@@ -107,7 +107,7 @@ func inStep(s apply.ObjectStatus) bool {
 
 // maskSecretValues replaces the values of a Secret's changed data and
 // stringData fields with diff's masks, in every output format.
-func maskSecretValues(d *lastapplied.Drift, file map[string]any) {
+func maskSecretValues(d *ownership.Drift, file map[string]any) {
 	if d == nil {
 		return
 	}
@@ -164,7 +164,7 @@ func printStatusText(w io.Writer, statuses []apply.ObjectStatus) {
 	}
 }
 
-func printChanged(w io.Writer, changed []lastapplied.ChangedField) {
+func printChanged(w io.Writer, changed []ownership.ChangedField) {
 	if len(changed) == 0 {
 		return
 	}
@@ -178,7 +178,7 @@ func printChanged(w io.Writer, changed []lastapplied.ChangedField) {
 	}
 }
 
-func printForeign(w io.Writer, foreign []lastapplied.OwnedField) {
+func printForeign(w io.Writer, foreign []ownership.OwnedField) {
 	if len(foreign) == 0 {
 		return
 	}

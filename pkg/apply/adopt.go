@@ -9,6 +9,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/merge"
+	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -20,7 +21,7 @@ type Adoption struct {
 	// in place, without the fields it keeps.
 	Changes []merge.Change
 	// Skip says why the object is left alone (it has a record already,
-	// lastapplied.ErrHasRecord); nil when it is adopted.
+	// ownership.ErrHasRecord); nil when it is adopted.
 	Skip error
 }
 
@@ -46,8 +47,8 @@ func planAdoption(ctx context.Context, t Target, resolver *schema.Resolver) (Ado
 	if err != nil {
 		return Adoption{}, err
 	}
-	patch, err := lastapplied.Adopt(t.Obj, live)
-	if errors.Is(err, lastapplied.ErrHasRecord) {
+	patch, err := ownership.Adopt(t.Obj, live)
+	if errors.Is(err, ownership.ErrHasRecord) {
 		return Adoption{RecordPatch: RecordPatch{Target: t}, Skip: err}, nil
 	}
 	if err != nil {

@@ -3,7 +3,8 @@ package apply
 import (
 	"context"
 
-	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/ownership"
 )
 
 // Release is the plan of `kapply release` for one object: the patch that
@@ -12,19 +13,19 @@ type Release struct {
 	RecordPatch
 	// StillSet are the released fields the file still sets, which the next
 	// apply takes back.
-	StillSet []lastapplied.FieldPath
+	StillSet []fieldpath.Path
 }
 
 // PlanRelease computes the patch that removes paths from the last-applied
 // record of t's live object; every path must be in the record.
-func PlanRelease(ctx context.Context, t Target, paths []lastapplied.FieldPath) (Release, error) {
+func PlanRelease(ctx context.Context, t Target, paths []fieldpath.Path) (Release, error) {
 	live, err := getLive(ctx, t)
 	if err != nil {
 		return Release{}, targetError(t, err)
 	}
-	patch, err := lastapplied.Release(live, paths)
+	patch, err := ownership.Release(live, paths)
 	if err != nil {
 		return Release{}, targetError(t, err)
 	}
-	return Release{RecordPatch: RecordPatch{Target: t, Patch: patch}, StillSet: lastapplied.StillSet(t.Obj, paths)}, nil
+	return Release{RecordPatch: RecordPatch{Target: t, Patch: patch}, StillSet: ownership.StillSet(t.Obj, paths)}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -35,7 +36,7 @@ type ObjectStatus struct {
 	Source string `json:"source"`
 	State  State  `json:"state"`
 	// Drift is set in StateApplied.
-	*lastapplied.Drift
+	*ownership.Drift
 	// Health is the live object's readiness, as apply --wait computes it;
 	// nil when the object is not on the server.
 	Health *Health `json:"health,omitempty"`
@@ -75,7 +76,7 @@ func status(ctx context.Context, t Target, resolver *schema.Resolver, appliers [
 		return s, err
 	}
 	s.Health = HealthOf(live)
-	owners, err := lastapplied.Owners(live)
+	owners, err := ownership.Owners(live)
 	if err != nil {
 		return s, err
 	}
@@ -83,7 +84,7 @@ func status(ctx context.Context, t Target, resolver *schema.Resolver, appliers [
 	if err != nil {
 		return s, fmt.Errorf("reading the schema: %w", err)
 	}
-	s.Drift, err = lastapplied.FindDrift(live, t.Obj, kind, owners, appliers)
+	s.Drift, err = ownership.FindDrift(live, t.Obj, kind, owners, appliers)
 	if errors.Is(err, lastapplied.ErrNoRecord) {
 		s.State = StateNoRecord
 		return s, nil

@@ -2,8 +2,8 @@ package diff
 
 import (
 	"fmt"
-	"reflect"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"sigs.k8s.io/yaml"
 )
 
@@ -81,7 +81,7 @@ func countDiff(a, b any) int {
 		}
 		return n
 	}
-	if reflect.DeepEqual(a, b) {
+	if fieldpath.Equal(a, b) {
 		return 0
 	}
 	return 1

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/pkg/merge"
@@ -98,22 +98,13 @@ func deploymentObject(t *testing.T) Object {
 		Name: "apps.v1.Deployment.shop.web", Ref: "deployment.apps/web -n shop", Source: "manifests/web.yaml",
 		Live: obj(t, liveDeployment), After: obj(t, afterDeployment),
 		Changes: []merge.Change{
-			{Path: path("metadata", "annotations", "kubectl.kubernetes.io/last-applied-configuration"), Old: "a", New: "b"},
-			{Path: path("spec", "replicas"), Old: int64(3), New: int64(2), Reason: merge.SetByFile},
-			{Path: path("spec", "paused"), Old: true, Reason: merge.RemovedFromFile},
-			{Path: path("status"), Old: map[string]any{}, New: map[string]any{}, Reason: merge.KeptUnmanaged},
+			{Path: fieldpath.Fields("metadata", "annotations", "kubectl.kubernetes.io/last-applied-configuration"), Old: "a", New: "b"},
+			{Path: fieldpath.Fields("spec", "replicas"), Old: int64(3), New: int64(2), Reason: merge.SetByFile},
+			{Path: fieldpath.Fields("spec", "paused"), Old: true, Reason: merge.RemovedFromFile},
+			{Path: fieldpath.Fields("status"), Old: map[string]any{}, New: map[string]any{}, Reason: merge.KeptUnmanaged},
 		},
-		Owners: fixedOwners{".spec.replicas": {"kubectl-scale"}, ".spec.paused": {"kapply", "kubectl-edit"}},
+		Owners: fixedOwners{"spec.replicas": {"kubectl-scale"}, "spec.paused": {"kapply", "kubectl-edit"}},
 	}
-}
-
-// path builds a plan path of map fields, as the engine would.
-func path(fields ...string) merge.Path {
-	p := make(merge.Path, len(fields))
-	for i, f := range fields {
-		p[i] = merge.Element{Field: f}
-	}
-	return p
 }
 
 const liveSecret = `apiVersion: v1
@@ -135,9 +126,9 @@ func secretObject(t *testing.T) Object {
 		Name: "v1.Secret.shop.creds", Ref: "secret/creds -n shop", Source: "manifests/creds.yaml",
 		Live: obj(t, liveSecret), After: obj(t, afterSecret),
 		Changes: []merge.Change{
-			{Path: path("data", "password"), Old: "b25l", New: "dHdv", Reason: merge.SetByFile},
-			{Path: path("data", "old"), Old: "eA==", Reason: merge.RemovedFromFile},
-			{Path: path("stringData", "token"), New: "s3cr3t-t0ken", Reason: merge.SetByFile},
+			{Path: fieldpath.Fields("data", "password"), Old: "b25l", New: "dHdv", Reason: merge.SetByFile},
+			{Path: fieldpath.Fields("data", "old"), Old: "eA==", Reason: merge.RemovedFromFile},
+			{Path: fieldpath.Fields("stringData", "token"), New: "s3cr3t-t0ken", Reason: merge.SetByFile},
 		},
 	}
 }

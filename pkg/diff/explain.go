@@ -6,8 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/structured-merge-diff/v6/value"
+	"github.com/kapply/kapply/pkg/fieldpath"
 
 	"github.com/kapply/kapply/pkg/merge"
 )
@@ -52,7 +51,7 @@ func explainChange(obj Object, ch merge.Change, opts Options) string {
 	}
 	why := ch.Reason.String()
 	if obj.Owners != nil {
-		if owners := obj.Owners.Of(toFieldPath(ch.Path)); len(owners) > 0 {
+		if owners := obj.Owners.Of(ch.Path); len(owners) > 0 {
 			why += "; owned by " + strings.Join(owners, ", ")
 		}
 	}
@@ -60,7 +59,7 @@ func explainChange(obj Object, ch merge.Change, opts Options) string {
 }
 
 // isNoisePath reports a change to a field hidden without --show-managed.
-func isNoisePath(p merge.Path) bool {
+func isNoisePath(p fieldpath.Path) bool {
 	if len(p) < 2 || p[0].Field != "metadata" {
 		return false
 	}
@@ -72,7 +71,7 @@ func isNoisePath(p merge.Path) bool {
 
 // isSecretValue reports a path that holds a Secret's values: data,
 // stringData, and the last-applied annotations, which copy them.
-func isSecretValue(p merge.Path) bool {
+func isSecretValue(p fieldpath.Path) bool {
 	return len(p) > 0 && slices.Contains(secretFields, p[0].Field) || isRecordAnnotation(p)
 }
 
@@ -90,34 +89,6 @@ func formatValue(v any) string {
 		s = s[:maxValueWidth-3] + "..."
 	}
 	return s
-}
-
-// toFieldPath converts a plan's path to structured-merge-diff's, to look it
-// up in managedFields.
-func toFieldPath(p merge.Path) fieldpath.Path {
-	out := make(fieldpath.Path, len(p))
-	for i, e := range p {
-		out[i] = toPathElement(e)
-	}
-	return out
-}
-
-func toPathElement(e merge.Element) fieldpath.PathElement {
-	switch {
-	case e.Keys != nil:
-		fields := make([]value.Field, len(e.Keys))
-		for i, kv := range e.Keys {
-			fields[i] = value.Field{Name: kv.Name, Value: value.NewValueInterface(kv.Value)}
-		}
-		keys := value.FieldList(fields)
-		keys.Sort()
-		return fieldpath.PathElement{Key: &keys}
-	case e.Field != "":
-		return fieldpath.FieldNameElement(e.Field)
-	case e.Value != nil:
-		return fieldpath.ValueElement(value.NewValueInterface(e.Value))
-	}
-	return fieldpath.IndexElement(e.Index)
 }
 
 func plural(n int, word string) string {

@@ -1,10 +1,9 @@
 package diff
 
 import (
-	"reflect"
 	"slices"
 
-	"github.com/kapply/kapply/pkg/merge"
+	"github.com/kapply/kapply/pkg/fieldpath"
 )
 
 // Masks shown for Secret values, as kubectl diff shows them: the same mask
@@ -85,7 +84,7 @@ func setAnnotations(obj map[string]any, set map[string]any) {
 }
 
 // isRecordAnnotation reports the path of a last-applied annotation.
-func isRecordAnnotation(p merge.Path) bool {
+func isRecordAnnotation(p fieldpath.Path) bool {
 	return len(p) == 3 && p[0].Field == "metadata" && p[1].Field == "annotations" && slices.Contains(hiddenAnnotations, p[2].Field)
 }
 
@@ -95,7 +94,7 @@ func maskValues(side, other map[string]any, changed string) map[string]any {
 	out := make(map[string]any, len(side))
 	for k, v := range side {
 		out[k] = maskSame
-		if o, ok := other[k]; ok && !reflect.DeepEqual(o, v) {
+		if o, ok := other[k]; ok && !fieldpath.Equal(o, v) {
 			out[k] = changed
 		}
 	}
@@ -109,7 +108,7 @@ func maskChange(old, new any) (string, string) {
 		return absent, maskSame
 	case new == nil:
 		return maskSame, absent
-	case !reflect.DeepEqual(old, new):
+	case !fieldpath.Equal(old, new):
 		return maskBefore, maskAfter
 	}
 	return maskSame, maskSame

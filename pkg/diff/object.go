@@ -1,7 +1,7 @@
 package diff
 
 import (
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"github.com/kapply/kapply/pkg/fieldpath"
 
 	"github.com/kapply/kapply/pkg/merge"
 )

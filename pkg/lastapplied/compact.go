@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"reflect"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/json"
@@ -193,37 +192,4 @@ func DropStale(file, live *unstructured.Unstructured) {
 	if annotations, ok := metadata["annotations"].(map[string]any); ok {
 		annotations[stale] = nil
 	}
-}
-
-// sameAsRecorded reports whether the live value v is the recorded value r,
-// numbers compared by value, where r may hold, at any depth, the digest of
-// a long string in place of the string (a compact record).
-func sameAsRecorded(v, r any) bool {
-	switch r := r.(type) {
-	case map[string]any:
-		m, ok := v.(map[string]any)
-		if !ok || len(m) != len(r) {
-			return false
-		}
-		for k, item := range r {
-			if live, has := m[k]; !has || !sameAsRecorded(live, item) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		list, ok := v.([]any)
-		if !ok || len(list) != len(r) {
-			return false
-		}
-		for i := range r {
-			if !sameAsRecorded(list[i], r[i]) {
-				return false
-			}
-		}
-		return true
-	case string:
-		return v == r || digestOf(v) == r
-	}
-	return reflect.DeepEqual(normalize(v), normalize(r))
 }

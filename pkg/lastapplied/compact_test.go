@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -195,11 +196,7 @@ func TestViewAndReleaseUnpackTheCompactRecord(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(view, []byte("{\n  \"apiVersion\"")) {
 		t.Fatalf("view %.40q, err %v", view, err)
 	}
-	path, err := ParseFieldPath("spec.versions")
-	if err != nil {
-		t.Fatal(err)
-	}
-	patch, err := Release(out, []FieldPath{path})
+	patch, err := EditRecord(out, fieldpath.Fields("spec", "versions").Remove)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +231,7 @@ func TestSameAsRecorded(t *testing.T) {
 		{"an element more", []any{map[string]any{"name": "a", "text": long, "n": int64(2)}, "b"}, false},
 		{"a map for a list", map[string]any{"name": "a"}, false},
 	} {
-		if got := sameAsRecorded(live, c.recorded); got != c.same {
+		if got := SameAsRecorded(live, c.recorded); got != c.same {
 			t.Errorf("%s: %v, want %v", c.name, got, c.same)
 		}
 	}

@@ -239,7 +239,7 @@ func hasPlainValue(obj map[string]any) bool {
 // redactedCopy returns obj with its Secret values redacted (see saltFor);
 // obj itself when it is not a v1 Secret.
 func redactedCopy(obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if !isSecret(obj.Object) {
+	if !IsSecret(obj.Object) {
 		return obj, nil
 	}
 	s, err := saltFor(obj.Object, live)

@@ -128,33 +128,6 @@ func TestSecretRecordPlainIsKubectls(t *testing.T) {
 	}
 }
 
-// TestDriftComparesRedactedDigests: status finds a changed value, in data
-// and in stringData (folded into data by the server), by the digest of the
-// live value under the record's salt; an unchanged Secret has no drift.
-func TestDriftComparesRedactedDigests(t *testing.T) {
-	withRecord, _, err := Attach(secretFile())
-	if err != nil {
-		t.Fatal(err)
-	}
-	live := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-		"metadata": map[string]any{"name": "creds", "namespace": "ns", "annotations": map[string]any{Annotation: withRecord.GetAnnotations()[Annotation]}},
-		"data":     map[string]any{"token": b64(tokenValue), "same": b64(passwordValue), "password": b64(passwordValue)}}}
-	d, err := FindDrift(live, nil, nil, &Ownership{}, nil)
-	if err != nil || len(d.Changed) != 0 {
-		t.Fatalf("as applied: drift %+v, err %v; want none", d, err)
-	}
-	data := live.Object["data"].(map[string]any)
-	data["token"], data["password"] = b64("other-token"), b64("other-password")
-	d, err = FindDrift(live, nil, nil, &Ownership{}, nil)
-	var paths []string
-	for _, c := range d.Changed {
-		paths = append(paths, c.Path)
-	}
-	if err != nil || strings.Join(paths, ",") != "data.token,stringData.password" {
-		t.Errorf("changed values: drift at %v, err %v; want data.token and stringData.password", paths, err)
-	}
-}
-
 // kubectlRecord is a plain record as kubectl writes it.
 func kubectlRecord(t *testing.T) string {
 	t.Helper()

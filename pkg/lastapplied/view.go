@@ -56,7 +56,7 @@ func rawRecord(live *unstructured.Unstructured) ([]byte, error) {
 // record with every value redacted. Other records, and Secret records
 // redacted already, are raw as it is.
 func redactedView(raw []byte, live *unstructured.Unstructured) ([]byte, error) {
-	if !isSecret(live.Object) {
+	if !IsSecret(live.Object) {
 		return raw, nil
 	}
 	record := map[string]any{}

@@ -3,6 +3,7 @@ package merge
 import (
 	"slices"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -41,7 +42,7 @@ func (r Reason) String() string {
 // reordered list gets a change of its own; a live-only field is reported once
 // at the top of its subtree, with reason KeptUnmanaged and Old == New.
 type Change struct {
-	Path   Path
+	Path   fieldpath.Path
 	Old    any
 	New    any
 	Reason Reason
@@ -116,7 +117,7 @@ func (e *explainer) value(where *at, r Reason, s side, n *schema.Node) {
 		e.keyedList(where, r, s, cl, ml, n)
 	case (cIsList || !s.inC) && (mIsList || !s.inM) && listKind(n) == schema.Set:
 		e.setList(where, r, s, cl, ml)
-	case s.inC != s.inM || !equal(s.c, s.m):
+	case s.inC != s.inM || !fieldpath.Equal(s.c, s.m):
 		e.add(where, s.c, s.m, r)
 	}
 }
@@ -127,7 +128,7 @@ func (e *explainer) keyedList(where *at, r Reason, s side, cl, ml []any, n *sche
 	ck, cOK := keyedOrNil(cl, n.Keys)
 	mk, mOK := keyedOrNil(ml, n.Keys)
 	if !cOK || !mOK || hasDuplicate(ck) || hasDuplicate(mk) {
-		if s.inC != s.inM || !equal(s.c, s.m) {
+		if s.inC != s.inM || !fieldpath.Equal(s.c, s.m) {
 			e.add(where, s.c, s.m, r)
 		}
 		return

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -201,7 +202,7 @@ func intoOpaque(f, o any, n *schema.Node) bool {
 			if !inO {
 				continue
 			}
-			if opaque(n) && bothMapsOrLists(fv, ov) && !equal(fv, ov) {
+			if opaque(n) && bothMapsOrLists(fv, ov) && !fieldpath.Equal(fv, ov) {
 				return true
 			}
 			if intoOpaque(fv, ov, n.Field(k)) {
@@ -244,7 +245,7 @@ func (w *coverWalk) value(l, f, c any, n *schema.Node) {
 
 func (w *coverWalk) object(l, f, c map[string]any, n *schema.Node) {
 	if n != nil && n.AtomicMap {
-		if !equal(f, c) {
+		if !fieldpath.Equal(f, c) {
 			w.hit.add(w.r.mapStrategy())
 		}
 		return
@@ -272,7 +273,7 @@ func (w *coverWalk) list(l, f, c []any, n *schema.Node) {
 		w.order(scalarItems(f), scalarItems(c))
 		w.removed(scalarItems(l), scalarItems(f), scalarItems(c), deleteValue)
 	default:
-		if !equal(f, c) {
+		if !fieldpath.Equal(f, c) {
 			w.hit.add(atomicList)
 		}
 	}

@@ -3,6 +3,8 @@ package merge
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kapply/kapply/pkg/fieldpath"
 )
 
 // Side says which input a bad value came from.
@@ -44,7 +46,7 @@ var (
 // identity.
 type FieldError struct {
 	Side Side
-	Path Path
+	Path fieldpath.Path
 	Err  error
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	k8sjson "k8s.io/apimachinery/pkg/util/json"
 )
 
@@ -109,7 +110,7 @@ func TestLargeIntegersCompareExactly(t *testing.T) {
 	if plan.Empty() || plan.Merged["spec"].(map[string]any)["n"] != int64(9007199254740993) {
 		t.Errorf("empty %v, merged %v, patch %s", plan.Empty(), plan.Merged["spec"], plan.Patch.Data)
 	}
-	if k1, _ := scalarKey(int64(9007199254740992)); k1 == mustKey(t, int64(9007199254740993)) {
+	if k1, _ := fieldpath.ScalarKey(int64(9007199254740992)); k1 == mustKey(t, int64(9007199254740993)) {
 		t.Errorf("set keys of 2^53 and 2^53+1 collide: %s", k1)
 	}
 	if mustKey(t, int64(3)) != mustKey(t, float64(3)) {
@@ -119,7 +120,7 @@ func TestLargeIntegersCompareExactly(t *testing.T) {
 
 func mustKey(t *testing.T, v any) string {
 	t.Helper()
-	k, ok := scalarKey(v)
+	k, ok := fieldpath.ScalarKey(v)
 	if !ok {
 		t.Fatalf("no key for %v", v)
 	}

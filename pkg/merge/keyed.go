@@ -3,6 +3,7 @@ package merge
 import (
 	"strings"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -99,7 +100,7 @@ func keyedElems(side Side, where *at, keys []string, list []any) ([]keyed, error
 func elemKey(e map[string]any, keys []string) (string, string) {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		s, ok := scalarKey(e[k])
+		s, ok := fieldpath.ScalarKey(e[k])
 		if !ok {
 			return "", k
 		}

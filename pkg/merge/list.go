@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -88,7 +89,7 @@ func (m *merger) mergeSet(where *at, l, f, c []any) ([]any, error) {
 func setItems(side Side, where *at, list []any) ([]item, error) {
 	out := make([]item, len(list))
 	for i, v := range list {
-		k, ok := scalarKey(v)
+		k, ok := fieldpath.ScalarKey(v)
 		if !ok {
 			return nil, fieldError(side, where.index(i), ErrMalformed, "a set list holds scalars, not %s", describe(v))
 		}

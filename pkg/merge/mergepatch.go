@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -34,7 +35,7 @@ func (b *mergePatchBuilder) object(c, m map[string]any, n *schema.Node) map[stri
 			if sub := b.object(cm, mm, n.Field(k)); len(sub) > 0 {
 				p[k] = sub
 			}
-		case !inC || !equal(cv, mv):
+		case !inC || !fieldpath.Equal(cv, mv):
 			p[k] = mv
 			b.mergedList = b.mergedList || holdsMergedList(mv, n.Field(k))
 		}

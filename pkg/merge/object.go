@@ -3,6 +3,7 @@ package merge
 import (
 	"strings"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -120,7 +121,7 @@ func (m *merger) mergeValue(where *at, lv, fv, cv any, inC bool, n *schema.Node)
 		cl, isList := asList(cv)
 		return m.mergeList(where, listOrNil(lv), x, cl, inC && isList, n)
 	}
-	if inC && equal(cv, fv) {
+	if inC && fieldpath.Equal(cv, fv) {
 		return cv, nil // keep live's representation of an equal number
 	}
 	return fv, nil

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -38,7 +39,7 @@ func (p *Plan) Empty() bool { return p.empty }
 
 // Warning is a remark about one field.
 type Warning struct {
-	Path    Path
+	Path    fieldpath.Path
 	Message string
 }
 
@@ -109,7 +110,7 @@ func (p *Plan) guardWithResourceVersion(body, live map[string]any) {
 	md, present := body["metadata"]
 	mdMap, isMap := md.(map[string]any)
 	if !hasRV || rv == "" || (present && !isMap) {
-		p.Warnings = append(p.Warnings, Warning{Path: Path{{Field: "metadata"}, {Field: "resourceVersion"}},
+		p.Warnings = append(p.Warnings, Warning{Path: fieldpath.Fields("metadata", "resourceVersion"),
 			Message: "the patch replaces a list whole but cannot carry the live resourceVersion; a concurrent change to that list may be lost"})
 		return
 	}

@@ -3,6 +3,7 @@ package merge
 import (
 	"slices"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -59,7 +60,7 @@ func (b *smpBuilder) field(p map[string]any, k string, cv, mv any, n *schema.Nod
 	ml, mIsList := mv.([]any)
 	switch {
 	case cIsMap && mIsMap && n != nil && n.AtomicMap:
-		if !equal(cm, mm) {
+		if !fieldpath.Equal(cm, mm) {
 			p[k] = mm // patch strategy replace: the server takes the map whole
 		}
 	case cIsMap && mIsMap:
@@ -74,7 +75,7 @@ func (b *smpBuilder) field(p map[string]any, k string, cv, mv any, n *schema.Nod
 		}
 	case cIsList && mIsList:
 		b.list(p, k, cl, ml, n)
-	case !equal(cv, mv):
+	case !fieldpath.Equal(cv, mv):
 		p[k] = mv
 	}
 }
@@ -131,7 +132,7 @@ func replaceWhole(m map[string]any) map[string]any {
 
 // list diffs a list by its strategy; atomic lists are sent whole.
 func (b *smpBuilder) list(p map[string]any, k string, cl, ml []any, n *schema.Node) {
-	if equal(cl, ml) {
+	if fieldpath.Equal(cl, ml) {
 		return
 	}
 	switch listKind(n) {
@@ -222,7 +223,7 @@ func withKeys(dst, src map[string]any, keys []string) map[string]any {
 func scalarItems(list []any) []item {
 	out := make([]item, 0, len(list))
 	for _, v := range list {
-		if k, ok := scalarKey(v); ok {
+		if k, ok := fieldpath.ScalarKey(v); ok {
 			out = append(out, item{key: k, val: v})
 		}
 	}

@@ -1,9 +1,10 @@
-package lastapplied
+package ownership
 
 import (
 	"encoding/base64"
 	"testing"
 
+	"github.com/kapply/kapply/pkg/lastapplied"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -16,12 +17,12 @@ func TestDriftFoldsSecretStringData(t *testing.T) {
 		"metadata":   map[string]any{"name": "creds"},
 		"data":       map[string]any{"token": b64("t"), "password": b64("overridden")},
 		"stringData": map[string]any{"password": "p"}}}
-	withRecord, _, err := Attach(file)
+	withRecord, _, err := lastapplied.Attach(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	live := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
-		"metadata": map[string]any{"name": "creds", "annotations": map[string]any{Annotation: withRecord.GetAnnotations()[Annotation]}},
+		"metadata": map[string]any{"name": "creds", "annotations": map[string]any{lastapplied.Annotation: withRecord.GetAnnotations()[lastapplied.Annotation]}},
 		"data":     map[string]any{"token": b64("t"), "password": b64("p")}, "type": "Opaque"}}
 	d, err := FindDrift(live, nil, nil, &Ownership{}, nil)
 	if err != nil || len(d.Changed) != 0 {

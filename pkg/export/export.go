@@ -1,11 +1,15 @@
-package lastapplied
+// Package export turns a live object into a clean configuration file, as
+// `kapply export` prints it: no status, no metadata the server sets, no
+// last-applied record, and the server defaults kapply knows dropped.
+package export
 
 import (
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/lastapplied"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -18,7 +22,7 @@ var serverMetadata = []string{
 }
 
 // serverAnnotations are annotations the server or kubectl writes.
-var serverAnnotations = []string{Annotation, CompactAnnotation, "deployment.kubernetes.io/revision"}
+var serverAnnotations = []string{lastapplied.Annotation, lastapplied.CompactAnnotation, "deployment.kubernetes.io/revision"}
 
 // Export returns live as a clean configuration file: no status, no metadata
 // the server sets, no last-applied record, no nulls, and the server defaults
@@ -119,28 +123,13 @@ func forEachParent(v any, steps []string, fn func(map[string]any)) {
 // equals is a rule for a fixed default value.
 func equals(path string, want any) defaultRule {
 	return defaultRule{path: path, isDefault: func(v any, _ map[string]any) bool {
-		return reflect.DeepEqual(normalize(v), normalize(want))
+		return fieldpath.Equal(v, want)
 	}}
 }
 
 // always drops a field the server allocates (a cluster IP).
 func always(path string) defaultRule {
 	return defaultRule{path: path, isDefault: func(any, map[string]any) bool { return true }}
-}
-
-// normalize makes numbers comparable whatever their Go type.
-func normalize(v any) any {
-	switch n := v.(type) {
-	case int:
-		return int64(n)
-	case int32:
-		return int64(n)
-	case float64:
-		if n == float64(int64(n)) {
-			return int64(n)
-		}
-	}
-	return v
 }
 
 // podSpecAt is where each workload kind keeps its pod spec.
@@ -185,7 +174,7 @@ var kindDefaults = map[schema.GroupKind][]defaultRule{
 		equals("spec.internalTrafficPolicy", "Cluster"),
 		equals("spec.ports.*.protocol", "TCP"),
 		{path: "spec.ports.*.targetPort", isDefault: func(v any, port map[string]any) bool {
-			return reflect.DeepEqual(normalize(v), normalize(port["port"]))
+			return fieldpath.Equal(v, port["port"])
 		}},
 	},
 }

@@ -1,4 +1,4 @@
-package lastapplied
+package ownership
 
 import (
 	"encoding/base64"
@@ -6,10 +6,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/structured-merge-diff/v6/value"
 
+	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -45,12 +45,12 @@ type OwnedField struct {
 // the file's fields that other managers than appliers own. file may be nil.
 // owners comes from Owners(live).
 func FindDrift(live, file *unstructured.Unstructured, kind *schema.Kind, owners *Ownership, appliers []string) (*Drift, error) {
-	record, err := Read(live)
+	record, err := lastapplied.Read(live)
 	if err != nil {
 		return nil, err
 	}
 	if record == nil {
-		return nil, fmt.Errorf("%w: %s", ErrNoRecord, live.GetName())
+		return nil, fmt.Errorf("%w: %s", lastapplied.ErrNoRecord, live.GetName())
 	}
 	root := rootOf(kind)
 	d := &Drift{Changed: []ChangedField{}, Foreign: []OwnedField{}}
@@ -87,7 +87,7 @@ func compareLeaf(l Leaf, live map[string]any) (ChangedField, bool) {
 	case !ok:
 		c.LiveMissing = true
 		return c, true
-	case sameAsRecorded(v, l.Value), matchesRedacted(live, l, v):
+	case lastapplied.SameAsRecorded(v, l.Value), matchesRedacted(live, l, v):
 		return c, false
 	}
 	c.Live = v
@@ -95,23 +95,28 @@ func compareLeaf(l Leaf, live map[string]any) (ChangedField, bool) {
 }
 
 // matchesRedacted reports whether the live value v of a Secret entry is
-// the value whose digest a redacted record holds: the digest of what v
-// stands for, under the record's salt, is the recorded one. v comes from
+// the value whose digest a redacted record holds. v comes from
 // liveValueOf: data.KEY as stored (base64), stringData.KEY already decoded.
 func matchesRedacted(live map[string]any, l Leaf, v any) bool {
-	r, ok := parseRedacted(l.Value)
-	if !ok {
-		return false
-	}
-	for _, field := range secretFields {
+	for _, field := range lastapplied.SecretFields() {
 		if key, ok := secretEntry(live, l, field); ok {
-			return r.matches(key, secretBytes(field, v))
+			return lastapplied.MatchesRedacted(l.Value, field, key, v)
 		}
 	}
 	return false
 }
 
-func isEmptyOrNil(v any) bool { return v == nil || isEmpty(v) }
+func isEmptyOrNil(v any) bool {
+	switch c := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(c) == 0
+	case []any:
+		return len(c) == 0
+	}
+	return false
+}
 
 // A Secret's stringData is write-only: the server stores each entry
 // base64-encoded under data (over a data entry of the same key) and keeps
@@ -119,16 +124,12 @@ func isEmptyOrNil(v any) bool { return v == nil || isEmpty(v) }
 // data.KEY decoded, and a record's data.KEY that stringData.KEY overrides
 // is not compared at all.
 
-func isSecret(obj map[string]any) bool {
-	return obj["kind"] == "Secret" && obj["apiVersion"] == "v1"
-}
-
 // secretEntry returns KEY when l is field.KEY of a Secret.
 func secretEntry(obj map[string]any, l Leaf, field string) (string, bool) {
-	if !isSecret(obj) || len(l.Path) != 2 || l.Path[0].FieldName == nil || *l.Path[0].FieldName != field || l.Path[1].FieldName == nil {
+	if !lastapplied.IsSecret(obj) || len(l.Path) != 2 || !l.Path[0].IsField() || l.Path[0].Field != field || !l.Path[1].IsField() {
 		return "", false
 	}
-	return *l.Path[1].FieldName, true
+	return l.Path[1].Field, true
 }
 
 // shadowedByStringData reports a record's data.KEY that the record's
@@ -148,7 +149,8 @@ func shadowedByStringData(record map[string]any, l Leaf) bool {
 func liveValueOf(live map[string]any, l Leaf) (any, bool) {
 	key, ok := secretEntry(live, l, "stringData")
 	if !ok {
-		return valueAt(live, l.Path)
+		v, err := l.Path.Lookup(live)
+		return v, err == nil
 	}
 	data, _ := live["data"].(map[string]any)
 	encoded, ok := data[key]
@@ -195,7 +197,8 @@ func isApplier(manager string, appliers []string) bool {
 // Leaf is one field of an object that is compared whole: a scalar, an
 // atomic list, an empty map, an element of a set list.
 type Leaf struct {
-	Path  fieldpath.Path
+	Path fieldpath.Path
+	// Name is Path printed.
 	Name  string
 	Value any
 }
@@ -207,8 +210,8 @@ var identity = map[string]bool{"apiVersion": true, "kind": true, "metadata.name"
 // schema's merge keys (a nil node: maps by field, lists whole).
 func Leaves(obj map[string]any, root *schema.Node) []Leaf {
 	var out []Leaf
-	walk(obj, root, nil, "", func(l Leaf) {
-		if !identity[l.Name] {
+	walk(obj, root, nil, func(l Leaf) {
+		if l.Name = l.Path.String(); !identity[l.Name] {
 			out = append(out, l)
 		}
 	})
@@ -216,43 +219,40 @@ func Leaves(obj map[string]any, root *schema.Node) []Leaf {
 	return out
 }
 
-func walk(v any, n *schema.Node, at fieldpath.Path, name string, visit func(Leaf)) {
+func walk(v any, n *schema.Node, at fieldpath.Path, visit func(Leaf)) {
 	switch c := v.(type) {
 	case map[string]any:
 		if len(c) == 0 {
 			break
 		}
 		for k, item := range c {
-			walk(item, n.Field(k), append(clonePath(at), fieldpath.PathElement{FieldName: &k}), joinField(name, k), visit)
+			walk(item, n.Field(k), at.Child(fieldpath.Field(k)), visit)
 		}
 		return
 	case []any:
-		if walkList(c, n, at, name, visit) {
+		if walkList(c, n, at, visit) {
 			return
 		}
 	}
-	visit(Leaf{Path: at, Name: name, Value: v})
+	visit(Leaf{Path: at, Value: v})
 }
 
 // walkList walks the elements of a keyed or set list; an atomic list, or
 // one whose elements lack keys, is a leaf (false).
-func walkList(list []any, n *schema.Node, at fieldpath.Path, name string, visit func(Leaf)) bool {
+func walkList(list []any, n *schema.Node, at fieldpath.Path, visit func(Leaf)) bool {
 	strategy, keys := n.ListStrategy()
 	switch {
 	case len(list) == 0:
 		return false
 	case strategy == schema.Set:
 		for _, item := range list {
-			val := value.NewValueInterface(item)
-			p := append(clonePath(at), fieldpath.PathElement{Value: &val})
-			visit(Leaf{Path: p, Name: fmt.Sprintf("%s[=%v]", name, item), Value: item})
+			visit(Leaf{Path: at.Child(fieldpath.Value(item)), Value: item})
 		}
 		return true
 	case strategy == schema.Map && len(keys) > 0 && allKeyed(list, keys):
 		for _, item := range list {
 			elem := item.(map[string]any)
-			pe, label := keyElement(elem, keys)
-			walk(elem, n.Item(), append(clonePath(at), pe), name+label, visit)
+			walk(elem, n.Item(), at.Child(keyElement(elem, keys)), visit)
 		}
 		return true
 	}
@@ -274,71 +274,10 @@ func allKeyed(list []any, keys []string) bool {
 	return true
 }
 
-func keyElement(elem map[string]any, keys []string) (fieldpath.PathElement, string) {
-	fields := make(value.FieldList, len(keys))
-	parts := make([]string, len(keys))
+func keyElement(elem map[string]any, keys []string) fieldpath.Element {
+	kvs := make([]fieldpath.KeyValue, len(keys))
 	for i, k := range keys {
-		fields[i] = value.Field{Name: k, Value: value.NewValueInterface(elem[k])}
-		parts[i] = fmt.Sprintf("%s=%v", k, elem[k])
+		kvs[i] = fieldpath.KeyValue{Name: k, Value: elem[k]}
 	}
-	fields.Sort()
-	return fieldpath.PathElement{Key: &fields}, "[" + strings.Join(parts, ",") + "]"
-}
-
-func joinField(name, field string) string {
-	step := FieldStep{Field: field}
-	return name + step.string(name == "")
-}
-
-func clonePath(p fieldpath.Path) fieldpath.Path {
-	return append(fieldpath.Path(nil), p...)
-}
-
-// valueAt follows an SMD path through an unstructured object.
-func valueAt(v any, p fieldpath.Path) (any, bool) {
-	for _, pe := range p {
-		var ok bool
-		if v, ok = stepInto(v, pe); !ok {
-			return nil, false
-		}
-	}
-	return v, true
-}
-
-func stepInto(v any, pe fieldpath.PathElement) (any, bool) {
-	if pe.FieldName != nil {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		child, ok := m[*pe.FieldName]
-		return child, ok
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	for _, item := range list {
-		if elementMatches(item, pe) {
-			return item, true
-		}
-	}
-	return nil, false
-}
-
-func elementMatches(item any, pe fieldpath.PathElement) bool {
-	if pe.Value != nil {
-		return value.Equals(value.NewValueInterface(item), *pe.Value)
-	}
-	m, ok := item.(map[string]any)
-	if !ok || pe.Key == nil {
-		return false
-	}
-	for _, f := range *pe.Key {
-		got, has := m[f.Name]
-		if !has || !value.Equals(value.NewValueInterface(got), f.Value) {
-			return false
-		}
-	}
-	return true
+	return fieldpath.Key(kvs)
 }

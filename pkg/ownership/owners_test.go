@@ -1,11 +1,11 @@
-package lastapplied
+package ownership
 
 import (
 	"reflect"
 	"testing"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/yaml"
 )
 
@@ -53,19 +53,21 @@ func TestOwnersOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	web := fieldpath.KeyElementByFields("name", "web")
+	web := fieldpath.Key([]fieldpath.KeyValue{{Name: "name", Value: "web"}})
+	port := fieldpath.Key([]fieldpath.KeyValue{{Name: "containerPort", Value: int64(80)}})
+	containers := fieldpath.Fields("spec", "template", "spec", "containers")
 	cases := map[string]struct {
 		path fieldpath.Path
 		want []string
 	}{
-		"scaled field":                {fieldpath.MakePathOrDie("spec", "replicas"), []string{"kubectl (scale)"}},
-		"status":                      {fieldpath.MakePathOrDie("status", "replicas"), []string{"kube-controller-manager (status)"}},
-		"a parent holds owned fields": {fieldpath.MakePathOrDie("spec"), []string{"kapply", "kubectl (scale)"}},
-		"keyed element":               {pathOf("spec", "template", "spec", "containers", web, "image"), []string{"kapply"}},
-		"inside an atomic list":       {pathOf("spec", "template", "spec", "containers", web, "args", fieldpath.IndexElement(0)), []string{"kapply"}},
-		"merge key a subset":          {pathOf("spec", "template", "spec", "containers", web, "ports", fieldpath.KeyElementByFields("containerPort", 80), "containerPort"), []string{"kapply"}},
-		"map itself, not its keys":    {fieldpath.MakePathOrDie("metadata", "labels", "tier"), nil},
-		"nobody":                      {fieldpath.MakePathOrDie("spec", "paused"), nil},
+		"scaled field":                {fieldpath.Fields("spec", "replicas"), []string{"kubectl (scale)"}},
+		"status":                      {fieldpath.Fields("status", "replicas"), []string{"kube-controller-manager (status)"}},
+		"a parent holds owned fields": {fieldpath.Fields("spec"), []string{"kapply", "kubectl (scale)"}},
+		"keyed element":               {containers.Child(web).Child(fieldpath.Field("image")), []string{"kapply"}},
+		"inside an atomic list":       {containers.Child(web).Child(fieldpath.Field("args")).Child(fieldpath.Index(0)), []string{"kapply"}},
+		"merge key a subset":          {containers.Child(web).Child(fieldpath.Field("ports")).Child(port).Child(fieldpath.Field("containerPort")), []string{"kapply"}},
+		"map itself, not its keys":    {fieldpath.Fields("metadata", "labels", "tier"), nil},
+		"nobody":                      {fieldpath.Fields("spec", "paused"), nil},
 	}
 	for name, tc := range cases {
 		if got := owners.Of(tc.path); !reflect.DeepEqual(got, tc.want) {
@@ -74,13 +76,9 @@ func TestOwnersOf(t *testing.T) {
 	}
 }
 
-func pathOf(parts ...any) fieldpath.Path {
-	return fieldpath.MakePathOrDie(parts...)
-}
-
 func TestOwnersErrors(t *testing.T) {
 	owners, err := Owners(nil)
-	if err != nil || owners.Of(fieldpath.MakePathOrDie("spec")) != nil {
+	if err != nil || owners.Of(fieldpath.Fields("spec")) != nil {
 		t.Errorf("Owners(nil) = %v, %v; want no owners", owners, err)
 	}
 	bad := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"managedFields": []any{

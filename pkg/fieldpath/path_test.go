@@ -1,4 +1,4 @@
-package lastapplied
+package fieldpath
 
 import (
 	"errors"
@@ -9,24 +9,23 @@ import (
 	"k8s.io/apimachinery/pkg/util/json"
 )
 
-func TestParseFieldPath(t *testing.T) {
-	v := "example.com/cleanup"
+func TestParse(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want FieldPath
+		want Path
 		out  string
 	}{
-		{"spec.replicas", FieldPath{{Field: "spec"}, {Field: "replicas"}}, "spec.replicas"},
+		{"spec.replicas", Path{Field("spec"), Field("replicas")}, "spec.replicas"},
 		{"spec.template.spec.containers[name=web].resources",
-			FieldPath{{Field: "spec"}, {Field: "template"}, {Field: "spec"}, {Field: "containers"}, {Keys: []KeyMatch{{"name", "web"}}}, {Field: "resources"}},
+			Path{Field("spec"), Field("template"), Field("spec"), Field("containers"), Key([]KeyValue{{"name", "web"}}), Field("resources")},
 			"spec.template.spec.containers[name=web].resources"},
-		{"spec.ports[port=80,protocol=TCP]", FieldPath{{Field: "spec"}, {Field: "ports"}, {Keys: []KeyMatch{{"port", "80"}, {"protocol", "TCP"}}}}, ""},
-		{`metadata.labels["app.kubernetes.io/name"]`, FieldPath{{Field: "metadata"}, {Field: "labels"}, {Field: "app.kubernetes.io/name"}}, ""},
-		{`metadata.labels.["app.kubernetes.io/name"]`, FieldPath{{Field: "metadata"}, {Field: "labels"}, {Field: "app.kubernetes.io/name"}}, `metadata.labels["app.kubernetes.io/name"]`},
-		{`spec.containers[name="a,b]"].image`, FieldPath{{Field: "spec"}, {Field: "containers"}, {Keys: []KeyMatch{{"name", "a,b]"}}}, {Field: "image"}}, ""},
-		{"metadata.finalizers[=example.com/cleanup]", FieldPath{{Field: "metadata"}, {Field: "finalizers"}, {Value: &v}}, ""},
+		{"spec.ports[port=80,protocol=TCP]", Path{Field("spec"), Field("ports"), Key([]KeyValue{{"port", "80"}, {"protocol", "TCP"}})}, ""},
+		{`metadata.labels["app.kubernetes.io/name"]`, Path{Field("metadata"), Field("labels"), Field("app.kubernetes.io/name")}, ""},
+		{`metadata.labels.["app.kubernetes.io/name"]`, Path{Field("metadata"), Field("labels"), Field("app.kubernetes.io/name")}, `metadata.labels["app.kubernetes.io/name"]`},
+		{`spec.containers[name="a,b]"].image`, Path{Field("spec"), Field("containers"), Key([]KeyValue{{"name", "a,b]"}}), Field("image")}, ""},
+		{"metadata.finalizers[=example.com/cleanup]", Path{Field("metadata"), Field("finalizers"), Value("example.com/cleanup")}, ""},
 	} {
-		got, err := ParseFieldPath(tc.in)
+		got, err := Parse(tc.in)
 		if err != nil {
 			t.Errorf("%s: %v", tc.in, err)
 			continue
@@ -44,7 +43,7 @@ func TestParseFieldPath(t *testing.T) {
 	}
 }
 
-func TestParseFieldPathErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	for in, want := range map[string]string{
 		"":                         "empty path",
 		"spec..replicas":           "offset 5: empty field name",
@@ -58,9 +57,9 @@ func TestParseFieldPathErrors(t *testing.T) {
 		"spec.a b":                 `expected . or [ after a step, found ' '`,
 		"spec.containers[=]":       "empty value",
 	} {
-		_, err := ParseFieldPath(in)
-		var pe *FieldPathError
-		if !errors.As(err, &pe) || !errors.Is(err, ErrInvalidFieldPath) || !strings.Contains(err.Error(), want) {
+		_, err := Parse(in)
+		var pe *Error
+		if !errors.As(err, &pe) || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want one containing %q", in, err, want)
 		}
 	}
@@ -71,7 +70,7 @@ const releaseRecord = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"
  {"name":"web","image":"nginx","resources":{"limits":{"cpu":"1"}},"ports":[{"containerPort":80}]},
  {"name":"side","image":"busybox"}]}}}}`
 
-func TestFieldPathRemove(t *testing.T) {
+func TestPathRemove(t *testing.T) {
 	for _, tc := range []struct {
 		path, want string
 	}{
@@ -84,7 +83,7 @@ func TestFieldPathRemove(t *testing.T) {
 		if err := json.Unmarshal([]byte(releaseRecord), &record); err != nil {
 			t.Fatal(err)
 		}
-		p, err := ParseFieldPath(tc.path)
+		p, err := Parse(tc.path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +101,7 @@ func TestFieldPathRemove(t *testing.T) {
 	}
 }
 
-func TestFieldPathRemoveMissing(t *testing.T) {
+func TestPathRemoveMissing(t *testing.T) {
 	for path, want := range map[string]string{
 		"spec.paused": "spec.paused: field not found",
 		"spec.template.spec.containers[name=db].image":         "containers[name=db]: no list element matches",
@@ -114,7 +113,7 @@ func TestFieldPathRemoveMissing(t *testing.T) {
 		if err := json.Unmarshal([]byte(releaseRecord), &record); err != nil {
 			t.Fatal(err)
 		}
-		p, err := ParseFieldPath(path)
+		p, err := Parse(path)
 		if err != nil {
 			t.Fatal(err)
 		}

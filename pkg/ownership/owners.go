@@ -1,4 +1,4 @@
-package lastapplied
+package ownership
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	kpath "github.com/kapply/kapply/pkg/fieldpath"
 )
 
 // Ownership says which field managers own which fields of a live object, as
@@ -81,7 +83,8 @@ func managerName(e metav1.ManagedFieldsEntry) string {
 // under it. A keyed list element matches an entry whose key holds the same
 // values for every key field p names (a merge key may be a subset of the
 // server's list-map keys, e.g. containerPort of containerPort+protocol).
-func (o *Ownership) Of(p fieldpath.Path) []string {
+func (o *Ownership) Of(path kpath.Path) []string {
+	p := toSMD(path)
 	seen := map[string]bool{}
 	var names []string
 	for _, m := range o.managers {
@@ -142,4 +145,32 @@ func fieldValue(fields value.FieldList, name string) (value.Value, bool) {
 		}
 	}
 	return nil, false
+}
+
+// toSMD converts a path to structured-merge-diff's, the form managedFields
+// are read in.
+func toSMD(p kpath.Path) fieldpath.Path {
+	out := make(fieldpath.Path, len(p))
+	for i, e := range p {
+		out[i] = toSMDElement(e)
+	}
+	return out
+}
+
+func toSMDElement(e kpath.Element) fieldpath.PathElement {
+	switch {
+	case e.IsKey():
+		fields := make([]value.Field, len(e.Keys))
+		for i, kv := range e.Keys {
+			fields[i] = value.Field{Name: kv.Name, Value: value.NewValueInterface(kv.Value)}
+		}
+		keys := value.FieldList(fields)
+		keys.Sort()
+		return fieldpath.PathElement{Key: &keys}
+	case e.IsValue():
+		return fieldpath.ValueElement(value.NewValueInterface(e.Value))
+	case e.IsIndex():
+		return fieldpath.IndexElement(e.Index)
+	}
+	return fieldpath.FieldNameElement(e.Field)
 }
