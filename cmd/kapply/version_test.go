@@ -25,4 +25,3 @@ func TestVersionClientOnlyNeedsNoServer(t *testing.T) {
 		t.Errorf("exit %d, output %q", r, out.String())
 	}
 }
-
