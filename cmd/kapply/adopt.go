@@ -12,6 +12,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
+	"github.com/kapply/kapply/pkg/load"
 )
 
 // adoptOptions are the flags of `kapply adopt`.
@@ -58,7 +59,7 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 	if len(opts.files.filenames) == 0 {
 		return withCode(exitError, errors.New("must specify -f"))
 	}
-	targets, err := apply.ReadFiles(getter, opts.files.options())
+	targets, err := load.ReadFiles(getter, opts.files.options())
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -86,13 +87,13 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 // changes, Secret values masked.
 func reportAdoption(ctx context.Context, streams genericiooptions.IOStreams, a apply.Adoption, dryRun apply.DryRun) error {
 	if a.Skip != nil {
-		fmt.Fprintf(streams.ErrOut, "%s skipped: %v (kapply last-applied set replaces it)\n", a.Target.Ref, a.Skip)
+		fmt.Fprintf(streams.ErrOut, "%s skipped: %v (kapply last-applied set replaces it)\n", a.Target.Name(), a.Skip)
 		return nil
 	}
 	if err := a.Send(ctx, dryRun); err != nil {
 		return err
 	}
-	fmt.Fprintf(streams.Out, "%s adopted%s\n", a.Target.Ref, dryRunSuffix(dryRun))
+	fmt.Fprintf(streams.Out, "%s adopted%s\n", a.Target.Name(), dryRunSuffix(dryRun))
 	if len(a.Changes) == 0 {
 		fmt.Fprintln(streams.Out, "  the next apply changes nothing")
 		return nil

@@ -79,7 +79,7 @@ func TestAdoptReportsWhatApplyWillChange(t *testing.T) {
 	})
 	for _, d := range []string{missing, both} {
 		bad := kapply(t, "adopt", "-f", d, "-n", ns)
-		if bad.code != exitError || !strings.Contains(bad.stderr, "configmap/other: not found") {
+		if bad.code != exitError || !strings.Contains(bad.stderr, "configmap/other -n "+ns) || !strings.Contains(bad.stderr, "): not found") {
 			t.Errorf("adopting a missing object: exit %d, stderr %q", bad.code, bad.stderr)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -42,6 +44,8 @@ type pruneOptions struct {
 	allowlist  []string
 	allowEmpty bool
 	cascade    string
+	// all is kubectl's --all: prune by selector with no selector at all.
+	all bool
 }
 
 func newApplyCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -120,6 +124,7 @@ reason, and the exit code is 1.`,
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune, as group/version/kind (core/v1/ConfigMap); Namespaces and PersistentVolumes are pruned only when listed here")
 	flags.BoolVar(&opts.prune.allowEmpty, "prune-allow-empty", false, "let a run with no objects prune every member of the set")
 	flags.StringVar(&opts.prune.cascade, "cascade", "background", `how pruned objects' dependents go: "background", "foreground" or "orphan"`)
+	flags.BoolVar(&opts.prune.all, "all", false, "with --prune and no -l: prune every object of the allowlisted kinds that has a last-applied record and that the files no longer declare, in the namespaces the run applied to (kubectl's --all)")
 	return cmd
 }
 
@@ -137,7 +142,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	if lines != nil {
 		runOpts.OnEvent = lines.add
 	}
-	events, err := apply.Run(cmd.Context(), getter, runOpts)
+	events, err := runApplyOn(cmd.Context(), getter, opts, runOpts)
 	printed := lines.close()
 	bar.finish()
 	if errors.Is(err, apply.ErrNoObjects) && opts.prune.enabled {
@@ -156,6 +161,20 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitFailed, nil)
 	}
 	return nil
+}
+
+// runApplyOn loads the files and applies them with runOpts.
+func runApplyOn(ctx context.Context, getter *genericclioptions.ConfigFlags, opts applyOptions, runOpts apply.Options) ([]apply.Event, error) {
+	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
+	applier, in, err := loadAndConnect(getter, files, opts.selector, mergeKeys)
+	if err != nil {
+		return nil, err
+	}
+	return applier.Apply(ctx, in, runOpts)
 }
 
 // toRun checks the flags and turns them into the run's options and printer.
@@ -178,8 +197,7 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 	if err != nil {
 		return apply.Options{}, nil, err
 	}
-	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
-	if err != nil {
+	if _, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile); err != nil {
 		return apply.Options{}, nil, err
 	}
 	if err := opts.prune.check(opts.selector); err != nil {
@@ -198,14 +216,12 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		return apply.Options{}, nil, fmt.Errorf("reading the namespace from kubeconfig: %w", err)
 	}
 	return apply.Options{
-		Files:            apply.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize},
 		Selector:         opts.selector,
 		Namespace:        namespace,
 		EnforceNamespace: enforce,
 		FieldManager:     opts.fieldManager,
 		FieldValidation:  validation,
 		Timeout:          opts.timeout,
-		MergeKeys:        mergeKeys,
 		Parallel:         opts.parallel,
 		DryRun:           dryRun,
 		Prune:            opts.prune.enabled,
@@ -244,10 +260,13 @@ func (p pruneOptions) check(selector string) error {
 	switch {
 	case !p.enabled && (p.applySet != "" || len(p.allowlist) > 0 || p.allowEmpty):
 		return fmt.Errorf("--applyset, --prune-allowlist and --prune-allow-empty need --prune")
-	case p.enabled && p.applySet == "" && selector == "":
-		return fmt.Errorf("--prune needs --applyset or a selector (-l): pruning everything that carries a last-applied record is never what you want")
-	case p.applySet != "" && (selector != "" || len(p.allowlist) > 0):
-		return fmt.Errorf("--applyset cannot be combined with -l or --prune-allowlist")
+	case p.all && selector != "":
+		return fmt.Errorf("cannot set --all and --selector at the same time")
+	case p.enabled && p.applySet == "" && selector == "" && !p.all:
+		// kubectl's words: scripts match them.
+		return fmt.Errorf("all resources selected for prune without explicitly passing --all. To prune all resources, pass the --all flag. If you did not mean to prune all resources, specify a label selector")
+	case p.applySet != "" && (selector != "" || len(p.allowlist) > 0 || p.all):
+		return fmt.Errorf("--applyset cannot be combined with -l, --all or --prune-allowlist")
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/load"
 )
 
 // deleteOptions are the flags of `kapply delete`.
@@ -65,7 +66,12 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	events, err := apply.Delete(cmd.Context(), getter, runOpts)
+	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
+	applier, in, err := loadAndConnect(getter, files, opts.selector, nil)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	events, err := applier.Delete(cmd.Context(), in, runOpts)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -97,8 +103,6 @@ func (opts deleteOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.De
 		return apply.DeleteOptions{}, fmt.Errorf("reading the namespace from kubeconfig: %w", err)
 	}
 	return apply.DeleteOptions{
-		Files:            apply.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize},
-		Selector:         opts.selector,
 		Namespace:        namespace,
 		EnforceNamespace: enforce,
 		Cascade:          cascade,

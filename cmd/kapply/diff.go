@@ -14,6 +14,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
 )
 
@@ -118,7 +119,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	events, err := apply.Run(ctx, getter, runOpts)
+	events, err := runApplyOn(ctx, getter, opts.asApply(""), runOpts)
 	if errors.Is(err, apply.ErrNoObjects) {
 		// kubectl diff shows nothing for files without objects, and exits 0.
 		return nil
@@ -135,6 +136,14 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	return diffExit(failed, len(events), differ)
 }
 
+// asApply is the apply whose dry run diff shows.
+func (opts diffOptions) asApply(dryRun string) applyOptions {
+	return applyOptions{filenames: opts.filenames, recursive: opts.recursive, kustomize: opts.kustomize,
+		selector: opts.selector, fieldManager: opts.fieldManager, mergeKeys: opts.mergeKeys,
+		mergeKeyFile: opts.mergeKeyFile, parallel: opts.parallel, dryRun: dryRun, prune: opts.prune,
+		serverSide: opts.serverSide, force: opts.force}
+}
+
 // toRun checks the flags and turns them into the run's options (those of
 // apply with a dry run) and the printer.
 func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writer) (apply.Options, diff.Printer, error) {
@@ -149,10 +158,7 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	if err != nil {
 		return apply.Options{}, diff.Printer{}, err
 	}
-	runOpts, _, err := applyOptions{filenames: opts.filenames, recursive: opts.recursive, kustomize: opts.kustomize,
-		selector: opts.selector, fieldManager: opts.fieldManager, mergeKeys: opts.mergeKeys,
-		mergeKeyFile: opts.mergeKeyFile, parallel: opts.parallel, dryRun: dryRun, prune: opts.prune,
-		serverSide: opts.serverSide, force: opts.force}.toRun(getter)
+	runOpts, _, err := opts.asApply(dryRun).toRun(getter)
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
 		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color}}
 	return runOpts, printer, err
@@ -206,7 +212,7 @@ func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
 
 // kubectlName is kubectl diff's file name for the object:
 // group.version.Kind.namespace.name, without the group for the core group.
-func kubectlName(o *apply.Object) string {
+func kubectlName(o *load.Object) string {
 	gvk := o.Obj.GroupVersionKind()
 	if o.Mapping != nil {
 		gvk = o.Mapping.GroupVersionKind

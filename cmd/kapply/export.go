@@ -8,9 +8,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/export"
+	"github.com/kapply/kapply/pkg/load"
 )
 
 // exportOptions are the flags of `kapply export`.
@@ -59,7 +59,7 @@ func runExport(getter *genericclioptions.ConfigFlags, streams genericiooptions.I
 	default:
 		return withCode(exitError, fmt.Errorf(`--output must be "yaml" or "json", not %q`, opts.output))
 	}
-	targets, err := apply.ReadLive(getter, args, apply.Files{})
+	targets, err := load.ReadLive(getter, args, load.Files{})
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -67,13 +67,13 @@ func runExport(getter *genericclioptions.ConfigFlags, streams genericiooptions.I
 		clean, notes := export.Export(t.Obj)
 		if !opts.showSecrets && diff.IsSecret(clean.Object) {
 			clean.Object = diff.MaskSecret(clean.Object)
-			notes = append(notes, fmt.Sprintf("%s: the values are masked; --show-secrets writes them", t.Ref))
+			notes = append(notes, fmt.Sprintf("%s: the values are masked; --show-secrets writes them", t.Name()))
 		}
 		for _, n := range notes {
 			fmt.Fprintf(streams.ErrOut, "note: %s\n", n)
 		}
 		if err := printer.PrintObj(clean, streams.Out); err != nil {
-			return withCode(exitError, fmt.Errorf("printing %s: %w", t.Ref, err))
+			return withCode(exitError, fmt.Errorf("printing %s: %w", t.Name(), err))
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
 )
 
 func newLastAppliedCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -52,8 +53,8 @@ func (f *fileFlags) add(cmd *cobra.Command, usage string) {
 	cmd.Flags().BoolVarP(&f.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 }
 
-func (f fileFlags) options() apply.Files {
-	return apply.Files{Filenames: f.filenames, Recursive: f.recursive}
+func (f fileFlags) options() load.Files {
+	return load.Files{Filenames: f.filenames, Recursive: f.recursive}
 }
 
 // lastAppliedViewOptions are the flags of `kapply last-applied view`.
@@ -79,7 +80,7 @@ func newLastAppliedViewCommand(getter *genericclioptions.ConfigFlags, streams ge
 }
 
 func runLastAppliedView(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts lastAppliedViewOptions) error {
-	targets, err := apply.ReadLive(getter, args, opts.files.options())
+	targets, err := load.ReadLive(getter, args, opts.files.options())
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -128,7 +129,7 @@ func runLastAppliedSet(ctx context.Context, getter *genericclioptions.ConfigFlag
 	if len(opts.files.filenames) == 0 {
 		return withCode(exitError, errors.New("must specify -f"))
 	}
-	targets, err := apply.ReadFiles(getter, opts.files.options())
+	targets, err := load.ReadFiles(getter, opts.files.options())
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -163,7 +164,7 @@ func newLastAppliedEditCommand(getter *genericclioptions.ConfigFlags, streams ge
 }
 
 func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts lastAppliedEditOptions) error {
-	targets, err := apply.ReadLive(getter, args, opts.files.options())
+	targets, err := load.ReadLive(getter, args, opts.files.options())
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -185,14 +186,14 @@ func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFla
 
 // planEdit opens the record in the editor and returns the patch that
 // records what was saved.
-func planEdit(ctx context.Context, streams genericiooptions.IOStreams, t apply.Target) (apply.RecordPatch, error) {
+func planEdit(ctx context.Context, streams genericiooptions.IOStreams, t *load.Object) (apply.RecordPatch, error) {
 	before, err := lastapplied.View(t.Obj, "yaml")
 	if err != nil {
-		return apply.RecordPatch{}, &apply.TargetError{Ref: t.Ref, Err: err}
+		return apply.RecordPatch{}, load.ErrorOf(t, err)
 	}
 	after, err := editInEditor(ctx, streams, before)
 	if err != nil {
-		return apply.RecordPatch{}, &apply.TargetError{Ref: t.Ref, Err: err}
+		return apply.RecordPatch{}, load.ErrorOf(t, err)
 	}
 	return apply.PlanEdit(t, before, after)
 }
@@ -250,7 +251,7 @@ func sendEach(ctx context.Context, streams genericiooptions.IOStreams, pending [
 	failed := 0
 	for _, p := range pending {
 		if p.Unchanged() {
-			fmt.Fprintf(streams.Out, "%s unchanged%s\n", p.Target.Ref, suffix)
+			fmt.Fprintf(streams.Out, "%s unchanged%s\n", p.Target.Name(), suffix)
 			continue
 		}
 		if err := p.Send(ctx, dryRun); err != nil {
@@ -258,7 +259,7 @@ func sendEach(ctx context.Context, streams genericiooptions.IOStreams, pending [
 			failed++
 			continue
 		}
-		fmt.Fprintf(streams.Out, "%s %s%s\n", p.Target.Ref, verb, suffix)
+		fmt.Fprintf(streams.Out, "%s %s%s\n", p.Target.Name(), verb, suffix)
 	}
 	return failed
 }

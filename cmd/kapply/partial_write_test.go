@@ -61,7 +61,7 @@ func assertWroteAroundB(t *testing.T, what string, r result, verb string) {
 			t.Errorf("%s: configmap/%s not %s:\n%s\n%s", what, name, verb, r.stdout, r.stderr)
 		}
 	}
-	if r.code != exitFailed || !strings.Contains(r.stderr, "error: configmap/b: ") || strings.Contains(r.stdout, "configmap/b "+verb) ||
+	if r.code != exitFailed || !strings.Contains(r.stderr, "error: configmap/b -n ") || strings.Contains(r.stdout, "configmap/b "+verb) ||
 		!strings.Contains(r.stderr, "1 of 3 object(s)") {
 		t.Errorf("%s: exit %d, want %d with b's error\nstdout:\n%s\nstderr:\n%s", what, r.code, exitFailed, r.stdout, r.stderr)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/load"
 )
 
 // releaseOptions are the flags of `kapply release`.
@@ -59,7 +60,7 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	targets, err := apply.ReadFiles(getter, opts.files.options())
+	targets, err := load.ReadFiles(getter, opts.files.options())
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -96,7 +97,7 @@ func parseFieldPaths(opts releaseOptions) ([]fieldpath.Path, error) {
 // warnStillSet warns of released fields the file still sets.
 func warnStillSet(streams genericiooptions.IOStreams, r apply.Release) {
 	for _, p := range r.StillSet {
-		fmt.Fprintf(streams.ErrOut, "Warning: %s: the file still sets %s, so the next apply takes it back; remove it from the file\n", r.Target.Ref, p)
+		fmt.Fprintf(streams.ErrOut, "Warning: %s: the file still sets %s, so the next apply takes it back; remove it from the file\n", r.Target.Name(), p)
 	}
 }
 

@@ -48,6 +48,8 @@ type rootOptions struct {
 	qps   float32
 	burst int
 	log   logOptions
+	// matchServerVersion is kubectl's --match-server-version.
+	matchServerVersion bool
 }
 
 // logOptions are klog's verbosity flags, -v and --vmodule, as kubectl has
@@ -129,6 +131,11 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 			if err := opts.log.start(streams.ErrOut); err != nil {
 				return withCode(exitError, err)
 			}
+			if opts.matchServerVersion {
+				if err := checkServerVersion(configFlags); err != nil {
+					return withCode(exitError, err)
+				}
+			}
 			return nil
 		},
 	}
@@ -139,6 +146,7 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 	cmd.PersistentFlags().Float32Var(&opts.qps, "qps", 500, "requests per second the client may send to the API server")
 	cmd.PersistentFlags().IntVar(&opts.burst, "burst", 1000, "requests the client may send at once above --qps")
 	opts.log.addFlags(cmd.PersistentFlags())
+	addMatchServerVersionFlag(cmd.PersistentFlags(), &opts.matchServerVersion)
 	cmd.AddCommand(
 		newVersionCommand(configFlags, streams),
 		newApplyCommand(configFlags, streams),

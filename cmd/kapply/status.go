@@ -14,6 +14,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
 )
 
@@ -64,7 +65,7 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	if len(opts.files.filenames) == 0 {
 		return withCode(exitError, errors.New("must specify -f"))
 	}
-	targets, err := apply.ReadFiles(getter, opts.files.options())
+	targets, err := load.ReadFiles(getter, opts.files.options())
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -21,8 +21,9 @@ import (
 //	var cluster *testcluster.Cluster
 //	func TestMain(m *testing.M) { os.Exit(testcluster.Main(m, &cluster)) }
 //
-// With -short and no binaries built, the cluster is left nil and tests that
-// call Require are skipped; without -short, missing binaries fail the run.
+// With -short and no binaries built, the cluster is left nil, tests that
+// call Require are skipped and examples are not run; without -short,
+// missing binaries fail the run.
 func Main(m *testing.M, cluster **Cluster) int {
 	if !flag.Parsed() {
 		flag.Parse() // testing.Short needs the flags; m.Run would parse them later
@@ -31,6 +32,10 @@ func Main(m *testing.M, cluster **Cluster) int {
 	switch {
 	case errors.Is(err, ErrNoBinaries) && testing.Short():
 		fmt.Fprintln(os.Stderr, "testcluster:", err, "- integration tests skipped (-short)")
+		// Examples apply to the cluster and cannot skip themselves.
+		if err := flag.Set("test.skip", "^Example"); err != nil {
+			fmt.Fprintln(os.Stderr, "testcluster:", err)
+		}
 		return m.Run()
 	case err != nil:
 		fmt.Fprintln(os.Stderr, "testcluster:", err)

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/schema"
@@ -27,19 +28,19 @@ type Adoption struct {
 
 // PlanAdoptions plans the adoption of every target before any is written,
 // so bad input changes nothing.
-func PlanAdoptions(ctx context.Context, targets []Target, resolver *schema.Resolver) ([]Adoption, error) {
+func PlanAdoptions(ctx context.Context, targets []*load.Object, resolver *schema.Resolver) ([]Adoption, error) {
 	out := make([]Adoption, 0, len(targets))
 	for _, t := range targets {
 		a, err := planAdoption(ctx, t, resolver)
 		if err != nil {
-			return nil, targetError(t, err)
+			return nil, load.ErrorOf(t, err)
 		}
 		out = append(out, a)
 	}
 	return out, nil
 }
 
-func planAdoption(ctx context.Context, t Target, resolver *schema.Resolver) (Adoption, error) {
+func planAdoption(ctx context.Context, t *load.Object, resolver *schema.Resolver) (Adoption, error) {
 	live, err := getLive(ctx, t)
 	if errors.Is(err, ErrNotFound) {
 		return Adoption{}, fmt.Errorf("%w: adopt records a file on an existing object; kapply apply creates it", err)

@@ -6,16 +6,14 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kapply/kapply/pkg/load"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
 // DeleteOptions configure `kapply delete`.
 type DeleteOptions struct {
-	Files            Files
-	Selector         string
 	Namespace        string
 	EnforceNamespace bool
 	// Cascade is how dependents go: background (default), foreground or orphan.
@@ -31,17 +29,14 @@ type DeleteOptions struct {
 // Delete deletes the objects the files declare: dependents first, then
 // CRDs (their custom resources gone by then), then Namespaces. Events come
 // in that order.
-func Delete(ctx context.Context, getter genericclioptions.RESTClientGetter, opts DeleteOptions) ([]Event, error) {
-	r, err := newRunner(getter, Options{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace,
+func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]Event, error) {
+	r := a.runner(Options{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace,
 		Timeout: opts.Timeout, DryRun: opts.DryRun, Parallel: opts.Parallel, Cascade: opts.Cascade,
 		WaitDeleted: opts.Wait, IgnoreNotFound: opts.IgnoreNotFound}.withDefaults())
-	if err != nil {
-		return nil, err
-	}
 	if err := r.reachServer(ctx); err != nil {
 		return nil, err
 	}
-	objects, loadErrs := Load(getter, opts.Files, opts.Selector)
+	objects, loadErrs := in.Objects, in.Errors
 	var events []Event
 	order := phases(objects)
 	slices.Reverse(order)
@@ -61,23 +56,23 @@ func Delete(ctx context.Context, getter genericclioptions.RESTClientGetter, opts
 }
 
 // deleteDeclared maps one object from the files and deletes it.
-func (r *runner) deleteDeclared(ctx context.Context, o *Object) Event {
+func (r *runner) deleteDeclared(ctx context.Context, o *load.Object) Event {
 	if err := r.prepare(ctx, o); err != nil {
-		return Event{Object: o, Outcome: Failed, Err: objectError(o, err)}
+		return Event{Object: o, Outcome: Failed, Err: load.ErrorOf(o, err)}
 	}
 	ev := r.deleteOne(ctx, o, Deleted)
 	if apierrors.IsNotFound(ev.Err) && r.opts.IgnoreNotFound {
 		return Event{Object: o, Outcome: Skipped}
 	}
 	if ev.Err != nil {
-		ev.Err = objectError(o, ev.Err)
+		ev.Err = load.ErrorOf(o, ev.Err)
 	}
 	return ev
 }
 
 // deleteOne deletes a live or declared object (outcome Deleted or Pruned),
 // and waits for it to be gone when asked.
-func (r *runner) deleteOne(ctx context.Context, o *Object, outcome Outcome) Event {
+func (r *runner) deleteOne(ctx context.Context, o *load.Object, outcome Outcome) Event {
 	ev := Event{Object: o, Outcome: outcome, Result: o.Obj}
 	if r.opts.DryRun == ClientDryRun {
 		return ev
@@ -106,7 +101,7 @@ func (r *runner) deleteOne(ctx context.Context, o *Object, outcome Outcome) Even
 	return ev
 }
 
-func (r *runner) awaitGone(ctx context.Context, o *Object) error {
+func (r *runner) awaitGone(ctx context.Context, o *load.Object) error {
 	client := r.resource(o)
 	poll := func(ctx context.Context) (bool, error) {
 		_, err := client.Get(ctx, o.Obj.GetName(), metav1.GetOptions{})

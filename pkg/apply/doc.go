@@ -1,11 +1,15 @@
-// Package apply runs the commands that write objects: `kapply apply` loads
-// objects from files, maps them to API resources, orders them (Namespaces and
-// CRDs first), reads the live objects (one LIST per resource and namespace
-// where that saves requests), and creates or patches each one with the plan of
-// the three-way merge engine, concurrently, reporting one Event per object;
-// then, with --prune, deletes what the files no longer declare (ApplySets or a
-// label selector). `kapply delete` removes what the files declare, dependents
-// first. The ownership commands (last-applied set/edit, adopt, release,
-// status) read their targets and plan their record patches here too. One bad
-// object never stops the others.
+// Package apply is the library behind `kapply apply`, `diff` and `delete`:
+// an Applier, built from a dynamic client, a REST mapper and a schema
+// resolver (Clients), takes objects (Input) and Options and returns one
+// Event per object. It maps each object to its API resource, orders them
+// (Namespaces and CRDs first), reads the live objects (one LIST per
+// resource and namespace where that saves requests), and creates or
+// patches each one with the plan of the three-way merge engine (pkg/merge),
+// concurrently; then, with Prune, deletes what the input no longer declares
+// (ApplySets or a label selector), and with Wait, watches what it applied
+// until it is ready (kstatus). Delete removes objects, dependents first.
+// The ownership commands read their targets and write their record patches
+// through it too (Plan*, RecordPatch, Status). One bad object never stops
+// the others. It knows no kubeconfig, no files and no flags: pkg/load reads
+// files, cmd/kapply turns flags into Options.
 package apply

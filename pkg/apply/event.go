@@ -3,6 +3,7 @@ package apply
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/merge"
 )
 
@@ -32,7 +33,7 @@ func (o Outcome) String() string { return outcomeNames[o] }
 // Event reports the outcome of one object, or a failure to load a file (then
 // Object is nil).
 type Event struct {
-	Object  *Object
+	Object  *load.Object
 	Outcome Outcome
 	// Result is the object as the server returned it, or as the plan computed
 	// it in a client dry run (nil on failure).

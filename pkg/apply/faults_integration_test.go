@@ -25,9 +25,10 @@ import (
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
 )
 
-// faultRun is one run of apply.Run in a namespace of its own, through the
+// faultRun is one run of apply in a namespace of its own, through the
 // given kubeconfig (the cluster's, or a fault proxy's).
 type faultRun struct {
 	ns, dir, cacheDir string
@@ -64,9 +65,8 @@ func (f *faultRun) applyErr(ctx context.Context, kubeconfig string, opts apply.O
 	flags.KubeConfig = &kubeconfig
 	flags.CacheDir = &f.cacheDir
 	flags.WrapConfigFn = wrap
-	opts.Files = apply.Files{Filenames: []string{f.dir}}
 	opts.Namespace = f.ns
-	return apply.Run(ctx, flags, opts)
+	return runFiles(ctx, flags, []string{f.dir}, opts, nil)
 }
 
 // manyConfigMaps is n ConfigMaps cm-0 … cm-(n-1) whose data holds version.
@@ -92,7 +92,7 @@ func accountedFor(t *testing.T, events []apply.Event, objects int) int {
 		case apply.Created, apply.Configured, apply.Unchanged, apply.Pruned:
 		case apply.Failed:
 			failed++
-			var objErr *apply.ObjectError
+			var objErr *load.Error
 			if !errors.As(ev.Err, &objErr) || objErr.Source == "" || objErr.Ref == "" {
 				t.Errorf("failure without its object and file: %v", ev.Err)
 			}

@@ -28,6 +28,7 @@ import (
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -165,23 +166,51 @@ func kapplyRun(t *testing.T, w *world, path string) []apply.Event {
 // none), for tests that watch or interfere with the requests.
 func kapplyRunWith(t *testing.T, w *world, path string, wrap func(*rest.Config) *rest.Config) []apply.Event {
 	t.Helper()
-	opts := apply.Options{Files: apply.Files{Filenames: []string{path}}, Namespace: w.ns, MergeKeys: w.mergeKeys}
-	return kapplyRunOptsWith(t, w, opts, wrap)
+	return kapplyRunOptsWith(t, w, fileRun{path, apply.Options{Namespace: w.ns}}, wrap)
 }
 
-// kapplyRunOpts runs apply.Run with opts in the world.
-func kapplyRunOpts(t *testing.T, w *world, opts apply.Options) []apply.Event {
+// fileRun is a run of `kapply apply -f path` with the library's options.
+type fileRun struct {
+	path string
+	apply.Options
+}
+
+// runFiles is what `kapply apply -f paths` runs: load the files, then
+// Apply them with an Applier built from getter.
+func runFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, paths []string, opts apply.Options, mergeKeys []schema.Override) ([]apply.Event, error) {
+	objects, errs := load.Load(getter, load.Files{Filenames: paths}, opts.Selector)
+	cfg, err := getter.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	mapper, err := getter.ToRESTMapper()
+	if err != nil {
+		return nil, err
+	}
+	dc, err := getter.ToDiscoveryClient()
+	if err != nil {
+		return nil, err
+	}
+	clients, err := apply.NewClients(cfg, mapper, dc, mergeKeys)
+	if err != nil {
+		return nil, err
+	}
+	return apply.NewApplier(clients).Apply(ctx, apply.Input{Objects: objects, Errors: errs}, opts)
+}
+
+// kapplyRunOpts applies run.path with run's options in the world.
+func kapplyRunOpts(t *testing.T, w *world, opts fileRun) []apply.Event {
 	t.Helper()
 	return kapplyRunOptsWith(t, w, opts, nil)
 }
 
-func kapplyRunOptsWith(t *testing.T, w *world, opts apply.Options, wrap func(*rest.Config) *rest.Config) []apply.Event {
+func kapplyRunOptsWith(t *testing.T, w *world, run fileRun, wrap func(*rest.Config) *rest.Config) []apply.Event {
 	t.Helper()
 	flags := genericclioptions.NewConfigFlags(true)
 	flags.KubeConfig = &cluster.Kubeconfig
 	flags.CacheDir = &w.cacheDir
 	flags.WrapConfigFn = wrap
-	events, err := apply.Run(context.Background(), flags, opts)
+	events, err := runFiles(context.Background(), flags, []string{run.path}, run.Options, w.mergeKeys)
 	if err != nil {
 		t.Fatalf("kapply: %v", err)
 	}

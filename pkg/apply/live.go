@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kapply/kapply/pkg/load"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,7 +30,7 @@ type liveIndex struct {
 
 // lookup returns the listed live object, whether it exists, and whether the
 // object's resource and namespace were listed at all.
-func (l *liveIndex) lookup(o *Object) (live *unstructured.Unstructured, exists, listed bool) {
+func (l *liveIndex) lookup(o *load.Object) (live *unstructured.Unstructured, exists, listed bool) {
 	if l == nil {
 		return nil, false, false
 	}
@@ -41,14 +42,14 @@ func (l *liveIndex) lookup(o *Object) (live *unstructured.Unstructured, exists, 
 	return live, exists, true
 }
 
-func keyOf(o *Object) listKey {
+func keyOf(o *load.Object) listKey {
 	return listKey{resource: o.Mapping.Resource, namespace: o.Obj.GetNamespace()}
 }
 
 // prefetch lists, concurrently, every resource and namespace that holds at
 // least listThreshold of the objects. A failed LIST (forbidden, say) is not
 // an error: those objects fall back to a GET each.
-func (r *runner) prefetch(ctx context.Context, objects []*Object, indexes []int) *liveIndex {
+func (r *runner) prefetch(ctx context.Context, objects []*load.Object, indexes []int) *liveIndex {
 	counts := map[listKey]int{}
 	for _, i := range indexes {
 		if !namespaced(objects[i]) || objects[i].Obj.GetNamespace() != "" {

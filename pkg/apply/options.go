@@ -25,8 +25,8 @@ const (
 
 // Options configure one run of apply.
 type Options struct {
-	Files Files
-	// Selector keeps only the objects whose labels match (kubectl's -l).
+	// Selector is the label selector the objects were loaded with
+	// (kubectl's -l); selector pruning deletes what matches it.
 	Selector string
 	// Namespace is given to namespaced objects that name none.
 	Namespace string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kapply/kapply/pkg/load"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -22,7 +23,7 @@ var ErrNoName = errors.New("metadata.name is missing")
 
 // prepare checks the object's name, maps it to its API resource and settles
 // its namespace.
-func (r *runner) prepare(ctx context.Context, o *Object) error {
+func (r *runner) prepare(ctx context.Context, o *load.Object) error {
 	if o.Obj.GetName() == "" {
 		return ErrNoName
 	}
@@ -37,7 +38,7 @@ func (r *runner) prepare(ctx context.Context, o *Object) error {
 // mapObject finds the object's API resource. A kind the server does not
 // serve yet may belong to a CRD this run just established, whose discovery
 // lags a moment behind: the mapper is reset and asked again until Timeout.
-func (r *runner) mapObject(ctx context.Context, o *Object) (*meta.RESTMapping, error) {
+func (r *runner) mapObject(ctx context.Context, o *load.Object) (*meta.RESTMapping, error) {
 	gvk := o.Obj.GroupVersionKind()
 	var mapping *meta.RESTMapping
 	err := r.retryTransient(ctx, func() error {
@@ -79,7 +80,7 @@ func (r *runner) timeout() time.Duration { return r.opts.Timeout }
 // adds one to kinds it does not know): the server ignores it, so kept in the
 // record it would make every apply "configured", and prune would not
 // recognize the live object as the file's.
-func (r *runner) settleNamespace(o *Object) error {
+func (r *runner) settleNamespace(o *load.Object) error {
 	if !namespaced(o) {
 		o.Obj.SetNamespace("")
 		return nil
@@ -89,11 +90,12 @@ func (r *runner) settleNamespace(o *Object) error {
 	case ns == "":
 		o.Obj.SetNamespace(r.opts.Namespace)
 	case r.opts.EnforceNamespace && ns != r.opts.Namespace:
-		return fmt.Errorf("the namespace from the provided object %q does not match the namespace %q; pass --namespace=%s or remove one of them", ns, r.opts.Namespace, ns)
+		// kubectl's words (cli-runtime's visitor), which scripts match.
+		return fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", ns, r.opts.Namespace, ns)
 	}
 	return nil
 }
 
-func namespaced(o *Object) bool {
+func namespaced(o *load.Object) bool {
 	return o.Mapping.Scope.Name() == meta.RESTScopeNameNamespace
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
 )
 
 // objectKey identifies an object across versions: group, kind, namespace, name.
@@ -38,7 +39,7 @@ type declared struct {
 
 // declaredBy collects the UIDs of the objects the run applied (the object
 // the server returned, and the live one it replaced) and the files' keys.
-func declaredBy(objects []*Object, applied []Event) declared {
+func declaredBy(objects []*load.Object, applied []Event) declared {
 	d := declared{uids: sets.New[types.UID](), keys: sets.New[objectKey]()}
 	for _, o := range objects {
 		d.keys.Insert(keyOfObject(o.Obj))
@@ -70,7 +71,7 @@ type candidate struct {
 // prunable says why pruning may not run at all: files that could not be
 // loaded (their objects would look dropped), objects that failed to apply,
 // or no files at all.
-func (r *runner) prunable(objects []*Object, applied []Event, loadErrs []error) error {
+func (r *runner) prunable(objects []*load.Object, applied []Event, loadErrs []error) error {
 	unmapped := 0
 	for _, o := range objects {
 		if o.Mapping == nil {
@@ -157,7 +158,7 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, keep d
 		if keep.has(c.live) {
 			continue
 		}
-		o := &Object{Source: "(pruned)", Obj: c.live, Mapping: c.mapping}
+		o := &load.Object{Source: "(pruned)", Obj: c.live, Mapping: c.mapping}
 		if neverPrunedImplicitly.Has(c.mapping.GroupVersionKind.GroupKind()) && !allowProtected {
 			events = append(events, Event{Object: o, Outcome: Skipped, Warnings: []string{
 				fmt.Sprintf("%s: not pruned: Namespaces and PersistentVolumes are never pruned implicitly; delete it with `kapply delete`", o.Ref())}})
@@ -172,7 +173,7 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, keep d
 // matching the selector, of the allowlisted kinds, in the namespaces the run
 // applied to, that carry a last-applied record and that the files no longer
 // declare.
-func (r *runner) pruneBySelector(ctx context.Context, objects []*Object, keep declared) []Event {
+func (r *runner) pruneBySelector(ctx context.Context, objects []*load.Object, keep declared) []Event {
 	mappings, allowed, err := r.pruneAllowlist()
 	if err != nil {
 		return []Event{{Outcome: Failed, Err: err}}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
 )
 
@@ -18,14 +19,14 @@ type Release struct {
 
 // PlanRelease computes the patch that removes paths from the last-applied
 // record of t's live object; every path must be in the record.
-func PlanRelease(ctx context.Context, t Target, paths []fieldpath.Path) (Release, error) {
+func PlanRelease(ctx context.Context, t *load.Object, paths []fieldpath.Path) (Release, error) {
 	live, err := getLive(ctx, t)
 	if err != nil {
-		return Release{}, targetError(t, err)
+		return Release{}, load.ErrorOf(t, err)
 	}
 	patch, err := ownership.Release(live, paths)
 	if err != nil {
-		return Release{}, targetError(t, err)
+		return Release{}, load.ErrorOf(t, err)
 	}
 	return Release{RecordPatch: RecordPatch{Target: t, Patch: patch}, StillSet: ownership.StillSet(t.Obj, paths)}, nil
 }

@@ -62,11 +62,10 @@ func TestApplyRetriesAServerThatIsRestarting(t *testing.T) {
 	flags := genericclioptions.NewConfigFlags(false)
 	server, insecure := front.URL, true
 	flags.APIServer, flags.Insecure = &server, &insecure
-	events, err := apply.Run(context.Background(), flags, apply.Options{
-		Files:     apply.Files{Filenames: []string{dir}},
+	events, err := runFiles(context.Background(), flags, []string{dir}, apply.Options{
 		Namespace: ns,
 		Backoff:   wait.Backoff{Steps: 10, Duration: 10 * time.Millisecond, Factor: 1.5},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,10 +87,9 @@ func TestApplyGivesUpOnAnUnreachableServer(t *testing.T) {
 	flags := genericclioptions.NewConfigFlags(false)
 	server := down.URL
 	flags.APIServer = &server
-	_, err := apply.Run(context.Background(), flags, apply.Options{
-		Files:   apply.Files{Filenames: []string{"testdata-does-not-matter.yaml"}},
+	_, err := runFiles(context.Background(), flags, []string{"testdata-does-not-matter.yaml"}, apply.Options{
 		Backoff: wait.Backoff{Steps: 3, Duration: 10 * time.Millisecond, Factor: 2},
-	})
+	}, nil)
 	if err == nil || !strings.Contains(err.Error(), "nothing was applied") || !strings.Contains(err.Error(), server) {
 		t.Errorf("err = %v", err)
 	}

@@ -9,11 +9,10 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
 
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -37,22 +36,28 @@ type runner struct {
 	retries *retries
 }
 
-// Run applies every object in opts.Files and returns one event per object,
-// in input order, followed by one failed event per file that could not be
-// loaded. The error is only for failures that stop the whole run (no
-// cluster configuration); per-object failures are events.
-func Run(ctx context.Context, getter genericclioptions.RESTClientGetter, opts Options) ([]Event, error) {
-	r, err := newRunner(getter, opts.withDefaults())
-	if err != nil {
-		return nil, err
+// Input is what a run applies: the objects loaded, and an error per file
+// or document that could not be loaded. A run with such errors applies the
+// objects it has but never prunes: what a lost file declared would go.
+type Input struct {
+	Objects []*load.Object
+	Errors  []error
+}
+
+// Apply applies every object of in and returns one event per object, in
+// input order, followed by one failed event per load error, then the
+// events of pruning. The error is only for failures that stop the whole
+// run (an unreachable server, a malformed ApplySet); per-object failures
+// are events.
+func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, error) {
+	r := a.runner(opts.withDefaults())
+	if len(in.Objects) == 0 && len(in.Errors) == 0 && !r.opts.PruneAllowEmpty {
+		return nil, ErrNoObjects
 	}
 	if err := r.reachServer(ctx); err != nil {
 		return nil, err
 	}
-	objects, loadErrs := Load(getter, opts.Files, opts.Selector)
-	if len(objects) == 0 && len(loadErrs) == 0 && !r.opts.PruneAllowEmpty {
-		return nil, ErrNoObjects
-	}
+	objects := in.Objects
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
 		return nil, err
@@ -61,9 +66,9 @@ func Run(ctx context.Context, getter genericclioptions.RESTClientGetter, opts Op
 	events := r.applyAll(ctx, objects, func() error { return r.recordSuperset(ctx, set) })
 	var pruned []Event
 	if r.opts.Prune {
-		pruned = r.prune(ctx, set, objects, events, loadErrs)
+		pruned = r.prune(ctx, set, objects, events, in.Errors)
 	}
-	for _, err := range loadErrs {
+	for _, err := range in.Errors {
 		events = append(events, Event{Outcome: Failed, Err: err})
 	}
 	events = append(events, pruned...)
@@ -86,7 +91,7 @@ func (r *runner) recordSuperset(ctx context.Context, set *applySet) error {
 
 // startApplySet reads the run's ApplySet and labels the objects as its
 // members.
-func (r *runner) startApplySet(ctx context.Context, objects []*Object) (*applySet, error) {
+func (r *runner) startApplySet(ctx context.Context, objects []*load.Object) (*applySet, error) {
 	if r.opts.ApplySet == "" {
 		return nil, nil
 	}
@@ -105,7 +110,7 @@ func (r *runner) startApplySet(ctx context.Context, objects []*Object) (*applySe
 
 // prune deletes what the run did not apply, unless the run could not read
 // every file or apply every object.
-func (r *runner) prune(ctx context.Context, set *applySet, objects []*Object, applied []Event, loadErrs []error) []Event {
+func (r *runner) prune(ctx context.Context, set *applySet, objects []*load.Object, applied []Event, loadErrs []error) []Event {
 	if err := r.prunable(objects, applied, loadErrs); err != nil {
 		return []Event{{Outcome: Failed, Err: err}}
 	}
@@ -116,44 +121,19 @@ func (r *runner) prune(ctx context.Context, set *applySet, objects []*Object, ap
 	return r.pruneBySelector(ctx, objects, keep)
 }
 
-func newRunner(getter genericclioptions.RESTClientGetter, opts Options) (*runner, error) {
-	cfg, err := getter.ToRESTConfig()
-	if err != nil {
-		return nil, fmt.Errorf("loading cluster configuration: %w", err)
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.Wrap(takeRetryAfter)
-	cfg.WarningHandlerWithContext = serverWarnings{}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("creating client: %w", err)
-	}
-	mapper, err := getter.ToRESTMapper()
-	if err != nil {
-		return nil, fmt.Errorf("creating REST mapper: %w", err)
-	}
-	dc, err := getter.ToDiscoveryClient()
-	if err != nil {
-		return nil, fmt.Errorf("creating discovery client: %w", err)
-	}
-	schemas, err := newResolver(dc, opts.MergeKeys)
-	if err != nil {
-		return nil, err
-	}
-	// The reachability check goes through the run's transport, so that its
-	// retries follow the run's rule too.
-	version, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("creating discovery client: %w", err)
-	}
-	return &runner{opts: opts, dynamic: dyn, mapper: mapper, schemas: schemas, discovery: version, host: cfg.Host,
-		retries: newRetries(opts, cfg.Timeout)}, nil
+func (a *Applier) runner(opts Options) *runner {
+	c := a.clients
+	return &runner{opts: opts, dynamic: c.Dynamic, mapper: c.Mapper, schemas: c.Schemas, discovery: c.Discovery,
+		host: c.Host, retries: newRetries(opts, c.RequestTimeout)}
 }
 
 // reachServer asks the API server for its version, retrying while it is
 // unavailable, so that an unreachable server gives one clear error instead
 // of one per object.
 func (r *runner) reachServer(ctx context.Context) error {
+	if r.discovery == nil {
+		return nil
+	}
 	start := time.Now()
 	err := r.retryTransient(ctx, func() error {
 		return r.discovery.RESTClient().Get().AbsPath("/version").Do(ctx).Error()
@@ -168,7 +148,7 @@ func (r *runner) reachServer(ctx context.Context) error {
 // applyAll applies the objects phase by phase (see phases) and returns their
 // events in input order. afterNamespaces runs once the Namespaces are
 // applied; if it fails, nothing else is.
-func (r *runner) applyAll(ctx context.Context, objects []*Object, afterNamespaces func() error) []Event {
+func (r *runner) applyAll(ctx context.Context, objects []*load.Object, afterNamespaces func() error) []Event {
 	events := make([]Event, len(objects))
 	unreadableCRDs := r.indexCRDs(objects)
 	all := phases(objects)
@@ -204,7 +184,7 @@ func (r *runner) applyAll(ctx context.Context, objects []*Object, afterNamespace
 // LIST per resource and namespace where that saves requests) and applies
 // them concurrently, at most Parallel at a time. Each event, as soon as it
 // is known, goes to report, unless that is nil.
-func (r *runner) applyPhase(ctx context.Context, objects []*Object, indexes []int, events []Event, report func(int, Event)) {
+func (r *runner) applyPhase(ctx context.Context, objects []*load.Object, indexes []int, events []Event, report func(int, Event)) {
 	done := func(i int, ev Event) {
 		events[i] = ev
 		r.progress(len(objects))
@@ -215,7 +195,7 @@ func (r *runner) applyPhase(ctx context.Context, objects []*Object, indexes []in
 	var ready []int
 	for _, i := range indexes {
 		if err := r.prepare(ctx, objects[i]); err != nil {
-			done(i, Event{Object: objects[i], Outcome: Failed, Err: objectError(objects[i], err)})
+			done(i, Event{Object: objects[i], Outcome: Failed, Err: load.ErrorOf(objects[i], err)})
 			continue
 		}
 		ready = append(ready, i)
@@ -263,21 +243,21 @@ func (r *runner) progress(total int) {
 
 // applyOne applies one prepared object; the server's warnings about its
 // requests become the event's.
-func (r *runner) applyOne(ctx context.Context, o *Object, lives *liveIndex) Event {
+func (r *runner) applyOne(ctx context.Context, o *load.Object, lives *liveIndex) Event {
 	ctx, sink := withWarningSink(ctx)
 	ev := r.createOrUpdate(ctx, o, lives)
 	ev.Warnings = append(ev.Warnings, sink.warnings(o)...)
 	if ev.Err != nil {
-		ev.Err = objectError(o, ev.Err)
+		ev.Err = load.ErrorOf(o, ev.Err)
 	}
 	return ev
 }
 
 // failRest marks every object of the given phases as failed with err.
-func failRest(objects []*Object, rest []phase, events []Event, err error) {
+func failRest(objects []*load.Object, rest []phase, events []Event, err error) {
 	for _, phase := range rest {
 		for _, i := range phase.indexes {
-			events[i] = Event{Object: objects[i], Outcome: Failed, Err: objectError(objects[i], fmt.Errorf("not applied: %w", err))}
+			events[i] = Event{Object: objects[i], Outcome: Failed, Err: load.ErrorOf(objects[i], fmt.Errorf("not applied: %w", err))}
 		}
 	}
 }

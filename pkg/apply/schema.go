@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/openapi"
 
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -91,7 +92,7 @@ type crdIndex map[k8sschema.GroupKind]*apiextensionsv1.CustomResourceDefinition
 // custom resources merge by the CRD's schema even before the server serves
 // it. It returns, by object index, the CRDs it could not read (their custom
 // resources then use the server's schema).
-func (r *runner) indexCRDs(objects []*Object) map[int]error {
+func (r *runner) indexCRDs(objects []*load.Object) map[int]error {
 	r.crds = crdIndex{}
 	errs := map[int]error{}
 	for i, o := range objects {

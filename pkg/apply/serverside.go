@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
 )
 
 // lastAppliedFieldPath is where the client-side record lives in managedFields.
@@ -29,7 +30,7 @@ var lastAppliedFieldPath = fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", 
 // managedFields upgraded (client-go's csaupgrade, as kubectl does), so
 // fields the file drops from now on are deleted rather than left to the old
 // client-side manager.
-func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInterface, o *Object, live *unstructured.Unstructured) Event {
+func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, live *unstructured.Unstructured) Event {
 	body, warnings, err := r.serverSideBody(o, live)
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: err}
@@ -88,7 +89,7 @@ func withoutRecord(body *unstructured.Unstructured) *unstructured.Unstructured {
 // serverSideBody is the apply patch's object: the file with its
 // last-applied record, or without one when no record fits the annotation
 // limit — server-side apply needs none, and kubectl --server-side writes none.
-func (r *runner) serverSideBody(o *Object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
+func (r *runner) serverSideBody(o *load.Object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
 	body, warnings, err := r.withLastApplied(o, live)
 	if !errors.Is(err, lastapplied.ErrTooLarge) {
 		return body, warnings, err
@@ -142,7 +143,7 @@ func clientSideManagers(live *unstructured.Unstructured) sets.Set[string] {
 // explainConflicts turns the server's 409 on an apply patch into an error
 // that names each field and its manager, and the way out; a 409 without
 // fields is a stale metadata.resourceVersion in the file.
-func explainConflicts(o *Object, live *unstructured.Unstructured, err error) error {
+func explainConflicts(o *load.Object, live *unstructured.Unstructured, err error) error {
 	var status apierrors.APIStatus
 	switch {
 	case !apierrors.IsConflict(err) || !errors.As(err, &status):

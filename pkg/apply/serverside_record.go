@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/util/csaupgrade"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
 )
 
 // lastAppliedFieldManager is kubectl's manager of the last-applied record
@@ -99,7 +100,7 @@ var secretGK = schema.GroupKind{Kind: "Secret"}
 // every object such a patch applies, from the patch, values in clear. Its
 // patch carries no record then, and so drops the one client-side apply
 // wrote (kubectl's manager owns it once upgraded).
-func (r *runner) redactsSecretRecord(o *Object) bool {
+func (r *runner) redactsSecretRecord(o *load.Object) bool {
 	return r.opts.FieldManager == ServerSideFieldManager && r.opts.SecretRecord == lastapplied.RedactSecrets &&
 		o.Obj.GroupVersionKind().GroupKind() == secretGK
 }
@@ -107,7 +108,7 @@ func (r *runner) redactsSecretRecord(o *Object) bool {
 // secretRecordWarning says when a Secret kept a record all the same (owned
 // by another manager, kubectl-last-applied for one): the server wrote it in
 // clear.
-func secretRecordWarning(o *Object, applied *unstructured.Unstructured) []string {
+func secretRecordWarning(o *load.Object, applied *unstructured.Unstructured) []string {
 	if applied == nil {
 		return nil
 	}

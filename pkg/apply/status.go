@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/schema"
 )
@@ -60,13 +61,13 @@ func HealthOf(obj *unstructured.Unstructured) *Health {
 // Status reads t's live object and finds the fields changed since the last
 // apply and the fields of the file other managers own; fieldManager's and
 // kubectl apply's fields are not foreign.
-func Status(ctx context.Context, t Target, resolver *schema.Resolver, fieldManager string) (ObjectStatus, error) {
+func Status(ctx context.Context, t *load.Object, resolver *schema.Resolver, fieldManager string) (ObjectStatus, error) {
 	s, err := status(ctx, t, resolver, []string{fieldManager, KubectlApplyManager})
-	return s, targetError(t, err)
+	return s, load.ErrorOf(t, err)
 }
 
-func status(ctx context.Context, t Target, resolver *schema.Resolver, appliers []string) (ObjectStatus, error) {
-	s := ObjectStatus{Object: t.Ref, Source: t.Source}
+func status(ctx context.Context, t *load.Object, resolver *schema.Resolver, appliers []string) (ObjectStatus, error) {
+	s := ObjectStatus{Object: t.Name(), Source: t.Source}
 	live, err := getLive(ctx, t)
 	if errors.Is(err, ErrNotFound) {
 		s.State = StateMissing

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/merge"
 )
 
@@ -26,7 +27,7 @@ const maxConflictRetries = 5
 // sets metadata.resourceVersion: the patch carries it, as kubectl's does, so
 // a stale file gets the server's conflict instead of overwriting newer state,
 // and planning again cannot help.
-func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o *Object, live *unstructured.Unstructured) Event {
+func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, live *unstructured.Unstructured) Event {
 	for attempt := 0; ; attempt++ {
 		ev, err := r.patch(ctx, client, o, live)
 		retry := apierrors.IsConflict(err) && attempt < maxConflictRetries
@@ -48,13 +49,13 @@ func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o
 
 // staleFileError says why the server refused the patch of a file that sets
 // metadata.resourceVersion.
-func staleFileError(o *Object, live *unstructured.Unstructured, err error) error {
+func staleFileError(o *load.Object, live *unstructured.Unstructured, err error) error {
 	return fmt.Errorf("%w (the file sets metadata.resourceVersion %q; the object was at %q when read: remove the field, or write the file again from the live object)",
 		err, o.Obj.GetResourceVersion(), live.GetResourceVersion())
 }
 
 // patch plans and sends one patch.
-func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o *Object, live *unstructured.Unstructured) (Event, error) {
+func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, live *unstructured.Unstructured) (Event, error) {
 	ev := Event{Object: o, Live: live}
 	plan, warnings, err := r.plan(o, live)
 	ev.Warnings, ev.Plan = warnings, plan
@@ -84,7 +85,7 @@ func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o 
 
 // patchedOutcome tells whether a sent patch changed the object (see
 // writeOutcome); status counts only when the file sets it.
-func (r *runner) patchedOutcome(o *Object, live, patched *unstructured.Unstructured) Outcome {
+func (r *runner) patchedOutcome(o *load.Object, live, patched *unstructured.Unstructured) Outcome {
 	_, setsStatus := o.Obj.Object["status"]
 	return writeOutcome(live, patched, r.opts.DryRun == ServerDryRun, setsStatus)
 }
@@ -112,7 +113,7 @@ func writeOutcome(live, written *unstructured.Unstructured, dryRun, withStatus b
 }
 
 // plan runs the engine on (last-applied, file with its new record, live).
-func (r *runner) plan(o *Object, live *unstructured.Unstructured) (*merge.Plan, []string, error) {
+func (r *runner) plan(o *load.Object, live *unstructured.Unstructured) (*merge.Plan, []string, error) {
 	var warnings []string
 	last, err := lastapplied.Read(live)
 	switch {

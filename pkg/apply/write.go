@@ -10,10 +10,11 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
 )
 
 // resource is the client for the object's resource and namespace.
-func (r *runner) resource(o *Object) dynamic.ResourceInterface {
+func (r *runner) resource(o *load.Object) dynamic.ResourceInterface {
 	client := r.dynamic.Resource(o.Mapping.Resource)
 	if namespaced(o) {
 		return client.Namespace(o.Obj.GetNamespace())
@@ -23,7 +24,7 @@ func (r *runner) resource(o *Object) dynamic.ResourceInterface {
 
 // createOrUpdate finds the live object (listed, or read now), creates the
 // object when it is missing and merges the file into it otherwise.
-func (r *runner) createOrUpdate(ctx context.Context, o *Object, lives *liveIndex) Event {
+func (r *runner) createOrUpdate(ctx context.Context, o *load.Object, lives *liveIndex) Event {
 	client := r.resource(o)
 	live, exists, listed := lives.lookup(o)
 	if !listed {
@@ -45,7 +46,7 @@ func (r *runner) createOrUpdate(ctx context.Context, o *Object, lives *liveIndex
 	return r.update(ctx, client, o, live)
 }
 
-func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *Object) (*unstructured.Unstructured, error) {
+func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *load.Object) (*unstructured.Unstructured, error) {
 	var live *unstructured.Unstructured
 	err := r.retryTransient(ctx, func() error {
 		var err error
@@ -56,7 +57,7 @@ func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *O
 }
 
 // create sends the object with its last-applied record, as kubectl does.
-func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o *Object) Event {
+func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o *load.Object) Event {
 	body, warnings, err := r.withLastApplied(o, nil)
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: err}
@@ -97,7 +98,7 @@ func (r *runner) serverDryRun() []string {
 // withLastApplied returns the object carrying its last-applied record, and a
 // warning when the record had to be compacted to fit the annotation limit.
 // live (nil before a create) lends a redacted record its salt.
-func (r *runner) withLastApplied(o *Object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
+func (r *runner) withLastApplied(o *load.Object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
 	out, compacted, err := lastapplied.AttachWith(o.Obj, lastapplied.Recording{Secrets: r.opts.SecretRecord, Live: live})
 	if err != nil || !compacted {
 		return out, nil, err

@@ -1,0 +1,53 @@
+package depcheck
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/kapply/kapply/"
+
+// layers are the packages of pkg/ by tier; a package may import those of
+// lower tiers only, so the arrows of the package map stay one-way:
+// cmd → load, apply, diff → merge, ownership → lastapplied, schema, export
+// → fieldpath. pkg/apply is the one package of its tier that builds on the
+// others of the tier below it and on load.
+var layers = [][]string{
+	{"pkg/fieldpath"},
+	{"pkg/lastapplied", "pkg/schema"},
+	{"pkg/merge", "pkg/ownership", "pkg/export"},
+	{"pkg/load", "pkg/diff"},
+	{"pkg/apply"},
+}
+
+func TestImportsPointDown(t *testing.T) {
+	tier := map[string]int{}
+	for n, pkgs := range layers {
+		for _, p := range pkgs {
+			tier[p] = n
+		}
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "../../pkg/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		from := strings.TrimPrefix(fields[0], module)
+		fromTier, known := tier[from]
+		if !known {
+			t.Errorf("%s is not in the package map (internal/depcheck/layers_test.go)", from)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			to, ours := strings.CutPrefix(imp, module)
+			if !ours {
+				continue
+			}
+			if strings.HasPrefix(to, "cmd/") || tier[to] >= fromTier {
+				t.Errorf("%s imports %s: imports point from a higher tier to a lower one only", from, to)
+			}
+		}
+	}
+}
