@@ -10,10 +10,13 @@ import (
 	"golang.org/x/term"
 )
 
-// progress shows "applying N/M" on one terminal line when a run takes more
-// than a second; it prints nothing when stderr is not a terminal.
+// progress shows "applying N/M" (or another label: "waiting: N/M ready,
+// 12s") on one terminal line when a run takes more than a second; it
+// prints nothing when stderr is not a terminal.
 type progress struct {
-	w       io.Writer
+	w io.Writer
+	// label goes before the counts; "applying" when empty.
+	label   string
 	started time.Time
 	mu      sync.Mutex
 	last    time.Time
@@ -42,7 +45,12 @@ func (p *progress) update(done, total int) {
 		return
 	}
 	p.last, p.shown = now, true
-	fmt.Fprintf(p.w, "\r\033[Kapplying %d/%d", done, total)
+	switch p.label {
+	case "":
+		fmt.Fprintf(p.w, "\r\033[Kapplying %d/%d", done, total)
+	default:
+		fmt.Fprintf(p.w, "\r\033[K%s %d/%d, %s", p.label, done, total, now.Sub(p.started).Round(time.Second))
+	}
 }
 
 // clear clears the progress line, if shown, before another line is
@@ -62,5 +70,32 @@ func (p *progress) finish() {
 	defer p.mu.Unlock()
 	if p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+// tick updates the line every second from counts, so a wait in which
+// nothing changes still shows the time passing; stop ends it.
+func (p *progress) tick(counts func() (done, total int)) (stop func()) {
+	if p.w == nil {
+		return func() {}
+	}
+	ticker := time.NewTicker(time.Second)
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-ticker.C:
+				p.update(counts())
+			}
+		}
+	}()
+	return func() {
+		ticker.Stop()
+		close(quit)
+		<-finished
 	}
 }

@@ -37,3 +37,17 @@ func TestProgressShowsAfterASecondAndClears(t *testing.T) {
 		t.Errorf("progress wrote %q, want %q", got, want)
 	}
 }
+
+// TestWaitProgressShowsReadyCountAndTime: --wait's line counts the objects
+// that are final and the time spent, ticking while nothing changes.
+func TestWaitProgressShowsReadyCountAndTime(t *testing.T) {
+	var out syncBuffer
+	p := &progress{w: &out, started: time.Now().Add(-3 * time.Second), label: "waiting for readiness:"}
+	stop := p.tick(func() (int, int) { return 1, 4 })
+	time.Sleep(1200 * time.Millisecond)
+	stop()
+	p.finish()
+	if got := out.String(); !strings.Contains(got, "\r\x1b[Kwaiting for readiness: 1/4, 4s") || !strings.HasSuffix(got, "\r\x1b[K") {
+		t.Errorf("progress %q", got)
+	}
+}

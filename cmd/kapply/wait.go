@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -39,8 +40,18 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 	if output != "" {
 		readyOut = streams.ErrOut
 	}
+	bar := newProgress(streams.ErrOut)
+	bar.label = "waiting for readiness:"
+	var done atomic.Int64
+	stop := bar.tick(func() (int, int) { return int(done.Load()), len(targets) })
 	results, err := apply.Wait(ctx, client, targets, apply.WaitOptions{Timeout: timeout,
-		OnResult: func(_ int, r apply.Readiness) { printReadiness(readyOut, streams.ErrOut, r, timeout) }})
+		OnResult: func(_ int, r apply.Readiness) {
+			bar.clear()
+			printReadiness(readyOut, streams.ErrOut, r, timeout)
+			bar.update(int(done.Add(1)), len(targets))
+		}})
+	stop()
+	bar.finish()
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/kapply/kapply/pkg/load"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // DeleteOptions configure `kapply delete`.
@@ -31,8 +31,7 @@ type DeleteOptions struct {
 // in that order.
 func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]Event, error) {
 	r := a.runner(Options{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace,
-		Timeout: opts.Timeout, DryRun: opts.DryRun, Parallel: opts.Parallel, Cascade: opts.Cascade,
-		WaitDeleted: opts.Wait, IgnoreNotFound: opts.IgnoreNotFound}.withDefaults())
+		Timeout: opts.Timeout, DryRun: opts.DryRun, Parallel: opts.Parallel, Cascade: opts.Cascade}.withDefaults())
 	if err := r.reachServer(ctx); err != nil {
 		return nil, err
 	}
@@ -43,8 +42,12 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 	for _, phase := range order {
 		done := make([]Event, len(objects))
 		forEachLimit(phase.indexes, r.opts.Parallel, func(i int) {
-			done[i] = r.deleteDeclared(ctx, objects[i])
+			done[i] = r.deleteDeclared(ctx, objects[i], opts.IgnoreNotFound)
 		})
+		if opts.Wait && opts.DryRun == NoDryRun {
+			// Dependents are gone before the CRDs and Namespaces they need.
+			r.awaitGone(ctx, done, phase.indexes)
+		}
 		for _, i := range phase.indexes {
 			events = append(events, done[i])
 		}
@@ -56,12 +59,12 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 }
 
 // deleteDeclared maps one object from the files and deletes it.
-func (r *runner) deleteDeclared(ctx context.Context, o *load.Object) Event {
+func (r *runner) deleteDeclared(ctx context.Context, o *load.Object, ignoreNotFound bool) Event {
 	if err := r.prepare(ctx, o); err != nil {
 		return Event{Object: o, Outcome: Failed, Err: load.ErrorOf(o, err)}
 	}
 	ev := r.deleteOne(ctx, o, Deleted)
-	if apierrors.IsNotFound(ev.Err) && r.opts.IgnoreNotFound {
+	if apierrors.IsNotFound(ev.Err) && ignoreNotFound {
 		return Event{Object: o, Outcome: Skipped}
 	}
 	if ev.Err != nil {
@@ -70,8 +73,7 @@ func (r *runner) deleteDeclared(ctx context.Context, o *load.Object) Event {
 	return ev
 }
 
-// deleteOne deletes a live or declared object (outcome Deleted or Pruned),
-// and waits for it to be gone when asked.
+// deleteOne deletes a live or declared object (outcome Deleted or Pruned).
 func (r *runner) deleteOne(ctx context.Context, o *load.Object, outcome Outcome) Event {
 	ev := Event{Object: o, Outcome: outcome, Result: o.Obj}
 	if r.opts.DryRun == ClientDryRun {
@@ -93,22 +95,54 @@ func (r *runner) deleteOne(ctx context.Context, o *load.Object, outcome Outcome)
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("deleting: %w", err)}
 	}
-	if r.opts.WaitDeleted && r.opts.DryRun == NoDryRun {
-		if err := r.awaitGone(ctx, o); err != nil {
-			return Event{Object: o, Outcome: Failed, Err: err}
-		}
-	}
 	return ev
 }
 
-func (r *runner) awaitGone(ctx context.Context, o *load.Object) error {
-	client := r.resource(o)
-	poll := func(ctx context.Context) (bool, error) {
-		_, err := client.Get(ctx, o.Obj.GetName(), metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
+// awaitGone waits, bounded by the run's timeout, until the objects the
+// events at indexes deleted are gone — one LIST and WATCH per resource and
+// namespace, kstatus's machinery as apply --wait — and fails those that
+// are not.
+func (r *runner) awaitGone(ctx context.Context, events []Event, indexes []int) {
+	var targets []WaitTarget
+	var places []int
+	for _, i := range indexes {
+		ev := events[i]
+		if ev.Outcome != Deleted || ev.Object.Mapping == nil {
+			continue
+		}
+		ns := ""
+		if ev.Object.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			ns = ev.Object.Obj.GetNamespace()
+		}
+		targets = append(targets, WaitTarget{Mapping: ev.Object.Mapping, Namespace: ns, Name: ev.Object.Obj.GetName()})
+		places = append(places, i)
 	}
-	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, r.timeout(), true, poll); err != nil {
-		return fmt.Errorf("waiting for the deletion to finish: %w", err)
+	if len(targets) == 0 {
+		return
 	}
-	return nil
+	results, err := Wait(ctx, r.dynamic, targets, WaitOptions{Timeout: r.timeout(), Gone: true})
+	for n, res := range results {
+		if res.Deleted() {
+			continue
+		}
+		i := places[n]
+		cause := err
+		if cause == nil {
+			cause = fmt.Errorf("still there after %s (%s)", r.timeout(), describeReadiness(res))
+		}
+		events[i] = Event{Object: events[i].Object, Outcome: Failed, Err: load.ErrorOf(events[i].Object, fmt.Errorf("waiting for the deletion to finish: %w", cause))}
+	}
+}
+
+// describeReadiness says where an object stands: its status, reason and
+// message.
+func describeReadiness(r Readiness) string {
+	text := string(r.Status)
+	if r.Reason != "" {
+		text += ": " + r.Reason
+	}
+	if r.Message != "" {
+		text += ": " + r.Message
+	}
+	return text
 }

@@ -73,12 +73,8 @@ type Options struct {
 	PruneAllowlist []string
 	// PruneAllowEmpty lets a run with no objects prune every member.
 	PruneAllowEmpty bool
-	// Cascade is the propagation policy of deletions.
+	// Cascade is the propagation policy of pruning's deletions.
 	Cascade metav1.DeletionPropagation
-	// WaitDeleted makes each deletion wait, bounded by Timeout, until the
-	// object is gone; IgnoreNotFound counts a missing object as deleted.
-	WaitDeleted    bool
-	IgnoreNotFound bool
 
 	// ServerSide sends each object as a server-side apply patch under
 	// FieldManager; ForceConflicts takes fields other managers own.

@@ -77,17 +77,27 @@ type Readiness struct {
 	// TimedOut is set when the wait ended before the object was Current or
 	// Failed.
 	TimedOut bool
-	// Object is the object as last seen; nil if it was never seen.
+	// Object is the object as last seen; nil if it was never seen or is
+	// deleted.
 	Object *unstructured.Unstructured
 }
 
 // Ready reports whether the object became ready (kstatus Current).
 func (r Readiness) Ready() bool { return r.Status == kstatus.CurrentStatus }
 
+// Deleted reports whether the server no longer has the object.
+func (r Readiness) Deleted() bool { return r.Reason == reasonDeleted }
+
+const reasonDeleted = "Deleted"
+
 // WaitOptions configure Wait.
 type WaitOptions struct {
 	// Timeout bounds the whole wait; zero means a minute.
 	Timeout time.Duration
+	// Gone waits for the objects to be deleted instead of ready: an object
+	// is final once the server no longer has it (kstatus NotFound, reason
+	// Deleted), whatever its status before.
+	Gone bool
 	// OnResult, when set, is given each target's readiness once it is
 	// final: as soon as the object is Current or Failed, or when the wait
 	// ends for those that are neither. It is never called concurrently.
@@ -196,8 +206,17 @@ func (w *waiter) watchGroup(ctx context.Context, k waitGroupKey, names map[strin
 				}
 				continue
 			}
+			listed := map[string]bool{}
 			for i := range list.Items {
+				listed[list.Items[i].GetName()] = true
 				observe(list.Items[i].GetName(), &list.Items[i], false)
+			}
+			if w.opts.Gone {
+				for name := range names {
+					if !listed[name] {
+						observe(name, nil, true)
+					}
+				}
 			}
 			rv = list.GetResourceVersion()
 			continue
@@ -291,11 +310,14 @@ func (w *waiter) observe(indexes []int, obj *unstructured.Unstructured, deleted 
 	r := Readiness{Object: obj}
 	switch {
 	case deleted:
-		r.Status, r.Reason, r.Message, r.Object = kstatus.NotFoundStatus, "Deleted", "the object was deleted", nil
+		r.Status, r.Reason, r.Message, r.Object = kstatus.NotFoundStatus, reasonDeleted, "the object was deleted", nil
 	default:
 		r.Status, r.Reason, r.Message = ComputeStatus(obj)
 	}
 	final := r.Status == kstatus.CurrentStatus || r.Status == kstatus.FailedStatus
+	if w.opts.Gone {
+		final = deleted
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, i := range indexes {
