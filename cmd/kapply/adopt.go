@@ -17,8 +17,9 @@ import (
 
 // adoptOptions are the flags of `kapply adopt`.
 type adoptOptions struct {
-	files  fileFlags
-	dryRun string
+	files        fileFlags
+	dryRun       string
+	fieldManager string
 }
 
 func newAdoptCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -48,6 +49,7 @@ the exit code is then 1.`,
 	}
 	opts.files.add(cmd, "file, directory or URL with the objects to adopt")
 	addDryRunFlag(cmd, &opts.dryRun)
+	addFieldManagerFlag(cmd, &opts.fieldManager)
 	return cmd
 }
 
@@ -63,7 +65,7 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	resolver, err := apply.NewSchemaResolver(getter, nil)
+	resolver, err := newSchemaResolver(getter)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -75,7 +77,7 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 	// exit code says some failed.
 	failed := 0
 	for _, a := range adoptions {
-		if err := reportAdoption(ctx, streams, a, dryRun); err != nil {
+		if err := reportAdoption(ctx, streams, a, recordWrite{dryRun, opts.fieldManager}); err != nil {
 			fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
 			failed++
 		}
@@ -85,15 +87,15 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 
 // reportAdoption sends one adoption's patch and prints what the next apply
 // changes, Secret values masked.
-func reportAdoption(ctx context.Context, streams genericiooptions.IOStreams, a apply.Adoption, dryRun apply.DryRun) error {
+func reportAdoption(ctx context.Context, streams genericiooptions.IOStreams, a apply.Adoption, w recordWrite) error {
 	if a.Skip != nil {
 		fmt.Fprintf(streams.ErrOut, "%s skipped: %v (kapply last-applied set replaces it)\n", a.Target.Name(), a.Skip)
 		return nil
 	}
-	if err := a.Send(ctx, dryRun); err != nil {
+	if err := a.Send(ctx, w.dryRun, w.fieldManager); err != nil {
 		return err
 	}
-	fmt.Fprintf(streams.Out, "%s adopted%s\n", a.Target.Name(), dryRunSuffix(dryRun))
+	fmt.Fprintf(streams.Out, "%s adopted%s\n", a.Target.Name(), dryRunSuffix(w.dryRun))
 	if len(a.Changes) == 0 {
 		fmt.Fprintln(streams.Out, "  the next apply changes nothing")
 		return nil

@@ -101,6 +101,7 @@ type lastAppliedSetOptions struct {
 	files            fileFlags
 	createAnnotation bool
 	dryRun           string
+	fieldManager     string
 }
 
 func newLastAppliedSetCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -118,6 +119,7 @@ func newLastAppliedSetCommand(getter *genericclioptions.ConfigFlags, streams gen
 	opts.files.add(cmd, "file with the objects whose record to set")
 	cmd.Flags().BoolVar(&opts.createAnnotation, "create-annotation", false, "create the record on objects that have none")
 	addDryRunFlag(cmd, &opts.dryRun)
+	addFieldManagerFlag(cmd, &opts.fieldManager)
 	return cmd
 }
 
@@ -141,12 +143,13 @@ func runLastAppliedSet(ctx context.Context, getter *genericclioptions.ConfigFlag
 		}
 		pending = append(pending, p)
 	}
-	return sendPatches(ctx, streams, pending, dryRun, "configured")
+	return sendPatches(ctx, streams, pending, recordWrite{dryRun, opts.fieldManager}, "configured")
 }
 
 // lastAppliedEditOptions are the flags of `kapply last-applied edit`.
 type lastAppliedEditOptions struct {
-	files fileFlags
+	files        fileFlags
+	fieldManager string
 }
 
 func newLastAppliedEditCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -160,6 +163,7 @@ func newLastAppliedEditCommand(getter *genericclioptions.ConfigFlags, streams ge
 		},
 	}
 	opts.files.add(cmd, "file naming the objects to edit")
+	addFieldManagerFlag(cmd, &opts.fieldManager)
 	return cmd
 }
 
@@ -179,7 +183,7 @@ func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFla
 			failed++
 			continue
 		}
-		failed += sendEach(ctx, streams, []apply.RecordPatch{p}, apply.NoDryRun, "edited")
+		failed += sendEach(ctx, streams, []apply.RecordPatch{p}, recordWrite{apply.NoDryRun, opts.fieldManager}, "edited")
 	}
 	return someFailed(failed, len(targets), "could not be written")
 }
@@ -241,20 +245,33 @@ func addDryRunFlag(cmd *cobra.Command, dryRun *string) {
 // sendPatches sends every pending patch (none in a client dry run) and
 // prints a kubectl-style line per object, or its error. A failed write does
 // not stop the others; any makes the exit code 1.
-func sendPatches(ctx context.Context, streams genericiooptions.IOStreams, pending []apply.RecordPatch, dryRun apply.DryRun, verb string) error {
-	return someFailed(sendEach(ctx, streams, pending, dryRun, verb), len(pending), "could not be written")
+func sendPatches(ctx context.Context, streams genericiooptions.IOStreams, pending []apply.RecordPatch, w recordWrite, verb string) error {
+	return someFailed(sendEach(ctx, streams, pending, w, verb), len(pending), "could not be written")
+}
+
+// recordWrite says how the record-only commands write: the dry run and
+// the field manager of --field-manager.
+type recordWrite struct {
+	dryRun       apply.DryRun
+	fieldManager string
+}
+
+// addFieldManagerFlag is --field-manager of the commands that write only
+// the record; kubectl's edit-last-applied default.
+func addFieldManagerFlag(cmd *cobra.Command, fieldManager *string) {
+	cmd.Flags().StringVar(fieldManager, "field-manager", apply.ClientSideFieldManager, "name recorded in managedFields for the record's writes")
 }
 
 // sendEach is sendPatches returning how many writes failed.
-func sendEach(ctx context.Context, streams genericiooptions.IOStreams, pending []apply.RecordPatch, dryRun apply.DryRun, verb string) int {
-	suffix := dryRunSuffix(dryRun)
+func sendEach(ctx context.Context, streams genericiooptions.IOStreams, pending []apply.RecordPatch, w recordWrite, verb string) int {
+	suffix := dryRunSuffix(w.dryRun)
 	failed := 0
 	for _, p := range pending {
 		if p.Unchanged() {
 			fmt.Fprintf(streams.Out, "%s unchanged%s\n", p.Target.Name(), suffix)
 			continue
 		}
-		if err := p.Send(ctx, dryRun); err != nil {
+		if err := p.Send(ctx, w.dryRun, w.fieldManager); err != nil {
 			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(err, secretsOf(p.Target.Obj)...))
 			failed++
 			continue

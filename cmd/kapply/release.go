@@ -16,9 +16,10 @@ import (
 
 // releaseOptions are the flags of `kapply release`.
 type releaseOptions struct {
-	files  fileFlags
-	fields []string
-	dryRun string
+	files        fileFlags
+	fields       []string
+	dryRun       string
+	fieldManager string
 }
 
 func newReleaseCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -48,6 +49,7 @@ Every path must be in each object's record; otherwise nothing is changed.`,
 	opts.files.add(cmd, "file with the objects whose fields to release")
 	cmd.Flags().StringArrayVar(&opts.fields, "field", nil, "field path to release, e.g. spec.replicas or spec.template.spec.containers[name=web].resources (repeatable)")
 	addDryRunFlag(cmd, &opts.dryRun)
+	addFieldManagerFlag(cmd, &opts.fieldManager)
 	return cmd
 }
 
@@ -73,7 +75,7 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 		warnStillSet(streams, r)
 		pending = append(pending, r.RecordPatch)
 	}
-	return sendPatches(ctx, streams, pending, dryRun, "released "+joinPaths(paths))
+	return sendPatches(ctx, streams, pending, recordWrite{dryRun, opts.fieldManager}, "released "+joinPaths(paths))
 }
 
 func parseFieldPaths(opts releaseOptions) ([]fieldpath.Path, error) {

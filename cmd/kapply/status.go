@@ -54,7 +54,7 @@ object is not (changed or foreign-owned fields, not on the server, no record),
 	}
 	opts.files.add(cmd, "file, directory or URL with the objects to inspect")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "", `"json" for scripts; default: text`)
-	cmd.Flags().StringVar(&opts.fieldManager, "field-manager", apply.DefaultFieldManager, "the field manager apply writes as; its fields (and kubectl apply's) are not foreign")
+	cmd.Flags().StringVar(&opts.fieldManager, "field-manager", apply.ClientSideFieldManager, "the field manager apply writes as; its fields (and those of kubectl's and kapply's apply) are not foreign")
 	return cmd
 }
 
@@ -69,7 +69,7 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	resolver, err := apply.NewSchemaResolver(getter, nil)
+	resolver, err := newSchemaResolver(getter)
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -41,6 +41,9 @@ func TestImportsPointDown(t *testing.T) {
 			continue
 		}
 		for _, imp := range fields[1:] {
+			if from == "pkg/apply" && imp == "k8s.io/cli-runtime/pkg/genericclioptions" {
+				t.Errorf("pkg/apply imports %s: the library takes clients, not kubeconfig flags", imp)
+			}
 			to, ours := strings.CutPrefix(imp, module)
 			if !ours {
 				continue

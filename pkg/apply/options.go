@@ -80,6 +80,9 @@ type Options struct {
 	// FieldManager; ForceConflicts takes fields other managers own.
 	ServerSide     bool
 	ForceConflicts bool
+	// Subresource, with ServerSide, sends the apply patch to this
+	// subresource ("status") instead of the object (kubectl's --subresource).
+	Subresource string
 
 	// SecretRecord says how a Secret's values are kept in its last-applied
 	// record: redacted (the zero value) or plain, as kubectl keeps them.
@@ -94,13 +97,10 @@ const (
 	ClientSideFieldManager = "kubectl-client-side-apply"
 	// ServerSideFieldManager is kubectl's manager for server-side apply.
 	ServerSideFieldManager = "kubectl"
-	// LegacyFieldManager is the manager kapply's apply wrote under before it
-	// took kubectl's names; server-side apply upgrades its fields as
-	// client-side ones. kapply's writes of the record alone (last-applied
-	// set, adopt, release) still go under it.
+	// LegacyFieldManager is the manager kapply wrote under before it took
+	// kubectl's names; server-side apply upgrades its fields as
+	// client-side ones.
 	LegacyFieldManager = "kapply"
-	// DefaultFieldManager is LegacyFieldManager, under its former name.
-	DefaultFieldManager = LegacyFieldManager
 )
 
 const (

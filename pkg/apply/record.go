@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,9 +27,10 @@ type RecordPatch struct {
 // Unchanged says whether the patch changes nothing.
 func (p RecordPatch) Unchanged() bool { return p.Patch == nil }
 
-// Send sends the patch under DefaultFieldManager: with dryRun=All in a
-// server dry run, not at all in a client dry run.
-func (p RecordPatch) Send(ctx context.Context, dryRun DryRun) error {
+// Send sends the patch under fieldManager (ClientSideFieldManager when
+// empty, as kubectl edit-last-applied): with dryRun=All in a server dry
+// run, not at all in a client dry run.
+func (p RecordPatch) Send(ctx context.Context, dryRun DryRun, fieldManager string) error {
 	if dryRun == ClientDryRun {
 		return nil
 	}
@@ -38,7 +40,7 @@ func (p RecordPatch) Send(ctx context.Context, dryRun DryRun) error {
 		return load.ErrorOf(p.Target, err)
 	}
 	helper := resource.NewHelper(p.Target.Info.Client, p.Target.Info.Mapping).
-		WithFieldManager(DefaultFieldManager).
+		WithFieldManager(cmp.Or(fieldManager, ClientSideFieldManager)).
 		DryRun(dryRun == ServerDryRun)
 	info := p.Target.Info
 	if _, err := helper.Patch(info.Namespace, info.Name, types.MergePatchType, p.Patch, nil); err != nil {

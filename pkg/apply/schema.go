@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/openapi"
@@ -46,14 +45,10 @@ func newResolver(dc discovery.CachedDiscoveryInterface, overrides []schema.Overr
 	}), nil
 }
 
-// NewSchemaResolver gives a command that plans merges outside a run, such as
+// NewSchemaResolver gives code that plans merges outside a run, such as
 // kapply adopt or status, the resolver a run uses: the server's OpenAPI v3
-// through the getter's disk-cached discovery client, and overrides.
-func NewSchemaResolver(getter genericclioptions.RESTClientGetter, overrides []schema.Override) (*schema.Resolver, error) {
-	dc, err := getter.ToDiscoveryClient()
-	if err != nil {
-		return nil, fmt.Errorf("creating discovery client: %w", err)
-	}
+// through the (usually cached) discovery client dc, and overrides.
+func NewSchemaResolver(dc discovery.CachedDiscoveryInterface, overrides []schema.Override) (*schema.Resolver, error) {
 	return newResolver(dc, overrides)
 }
 

@@ -13,10 +13,6 @@ import (
 	"github.com/kapply/kapply/pkg/schema"
 )
 
-// KubectlApplyManager is the field manager of kubectl's client-side apply,
-// which takes turns with kapply on the same objects.
-const KubectlApplyManager = "kubectl-client-side-apply"
-
 // State says where an object stands with apply.
 type State string
 
@@ -59,10 +55,13 @@ func HealthOf(obj *unstructured.Unstructured) *Health {
 }
 
 // Status reads t's live object and finds the fields changed since the last
-// apply and the fields of the file other managers own; fieldManager's and
-// kubectl apply's fields are not foreign.
+// apply and the fields of the file other managers own; the fields of
+// fieldManager and of the client-side apply managers (kubectl's, the
+// record's, kapply's legacy one) are not foreign. kubectl's server-side
+// manager, "kubectl", is not among them by default: kubectl scale and edit
+// write under the same name.
 func Status(ctx context.Context, t *load.Object, resolver *schema.Resolver, fieldManager string) (ObjectStatus, error) {
-	s, err := status(ctx, t, resolver, []string{fieldManager, KubectlApplyManager})
+	s, err := status(ctx, t, resolver, []string{fieldManager, ClientSideFieldManager, lastAppliedFieldManager, LegacyFieldManager})
 	return s, load.ErrorOf(t, err)
 }
 
