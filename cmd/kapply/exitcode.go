@@ -51,11 +51,11 @@ func exitCode(err error, stderr io.Writer) int {
 	var coded *codedError
 	if errors.As(err, &coded) {
 		if coded.err != nil {
-			fmt.Fprintln(stderr, "error:", coded.err)
+			fmt.Fprintln(stderr, "error:", withFlagNames(coded.err))
 		}
 		return coded.code
 	}
-	fmt.Fprintln(stderr, "error:", err)
+	fmt.Fprintln(stderr, "error:", withFlagNames(err))
 	return exitError
 }
 

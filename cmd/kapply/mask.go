@@ -32,7 +32,11 @@ func maskObjects(objs []runtime.Object) []runtime.Object {
 // maskEventSecrets returns events whose error and warnings have the values
 // of the event's Secret masked: the file's, the live object's and those of
 // its last-applied record.
+//
+// Every event a command prints passes here, so here too the library's
+// option names become flags (eventsWithFlagNames).
 func maskEventSecrets(events []apply.Event) []apply.Event {
+	events = eventsWithFlagNames(events)
 	out := make([]apply.Event, len(events))
 	for i, ev := range events {
 		out[i] = ev
@@ -83,6 +87,8 @@ func maskedError(err error, secrets ...map[string]any) error {
 	return &secretMaskedError{text: diff.MaskSecretText(err.Error(), secrets...), err: err}
 }
 
+// secretMaskedError is an error shown with another text: Secret values
+// masked, options named as flags.
 type secretMaskedError struct {
 	text string
 	err  error

@@ -91,7 +91,7 @@ func (r *runner) prunable(objects []*load.Object, applied []Event, loadErrs []er
 		// parent keeps the superset written before applying.
 		return fmt.Errorf("not pruning: %d object(s) failed to apply; nothing is deleted until a run applies every object", failedObjects(applied))
 	case len(objects) == 0 && !r.opts.PruneAllowEmpty:
-		return fmt.Errorf("not pruning: no objects were loaded, which would delete every member; pass --prune-allow-empty to mean it")
+		return fmt.Errorf("not pruning: no objects were loaded, which would delete every member; set Options.PruneAllowEmpty to mean it")
 	}
 	return nil
 }
@@ -243,7 +243,7 @@ func (r *runner) pruneAllowlist() (mappings []*meta.RESTMapping, explicit bool, 
 		for _, entry := range r.opts.PruneAllowlist {
 			parts := splitGVK(entry)
 			if parts == nil {
-				return nil, false, fmt.Errorf("--prune-allowlist %q: want group/version/kind, e.g. core/v1/ConfigMap or apps/v1/Deployment", entry)
+				return nil, false, fmt.Errorf("Options.PruneAllowlist %q: want group/version/kind, e.g. core/v1/ConfigMap or apps/v1/Deployment", entry)
 			}
 			gvks = append(gvks, *parts)
 		}

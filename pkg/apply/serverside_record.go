@@ -117,7 +117,7 @@ func secretRecordWarning(o *load.Object, applied *unstructured.Unstructured) []s
 	}
 	return []string{fmt.Sprintf("%s: the API server rewrote this Secret's last-applied record with its values in clear, as it does for every "+
 		"server-side apply of the field manager %q to an object that keeps a record (here owned by %s); "+
-		"a --field-manager of your own keeps kapply's redacted record instead", o.Ref(), ServerSideFieldManager, ownerNames(applied))}
+		"an Options.FieldManager of your own keeps kapply's redacted record instead", o.Ref(), ServerSideFieldManager, ownerNames(applied))}
 }
 
 func ownerNames(obj *unstructured.Unstructured) string {

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/kapply/kapply/pkg/apply"
+)
+
+// The library's messages name the option that explains or cures a failure
+// as its Options field ("set Options.ForceConflicts to take them"); the
+// CLI shows the flag a user types instead, in every line it prints about
+// an object and in its final error.
+var flagWords = strings.NewReplacer(
+	"Options.ForceConflicts", "--force-conflicts",
+	"Options.PruneAllowEmpty", "--prune-allow-empty",
+	"Options.PruneAllowlist", "--prune-allowlist",
+	"Options.ApplySet", "--applyset",
+	"Options.FieldManager", "--field-manager",
+	"Options.Namespace", "--namespace",
+)
+
+// withFlagNames is err with its options named as flags; it still unwraps
+// to err. nil stays nil.
+func withFlagNames(err error) error {
+	if err == nil {
+		return nil
+	}
+	text := err.Error()
+	if named := flagWords.Replace(text); named != text {
+		return &secretMaskedError{text: named, err: err}
+	}
+	return err
+}
+
+// eventsWithFlagNames names options as flags in the events' errors and
+// warnings.
+func eventsWithFlagNames(events []apply.Event) []apply.Event {
+	out := make([]apply.Event, len(events))
+	for i, ev := range events {
+		out[i] = ev
+		out[i].Err = withFlagNames(ev.Err)
+		if len(ev.Warnings) > 0 {
+			out[i].Warnings = make([]string, len(ev.Warnings))
+			for j, w := range ev.Warnings {
+				out[i].Warnings[j] = flagWords.Replace(w)
+			}
+		}
+	}
+	return out
+}
