@@ -33,6 +33,7 @@ type applyOptions struct {
 	prune        pruneOptions
 	serverSide   bool
 	force        bool
+	subresource  string
 	secretRecord string
 	wait         bool
 }
@@ -118,6 +119,7 @@ reason, and the exit code is 1.`,
 	flags.StringVarP(&opts.output, "output", "o", "", `print "name", "yaml" or "json" of what was applied instead of the kubectl-style lines`)
 	flags.BoolVar(&opts.serverSide, "server-side", false, "send each object as a server-side apply patch (managedFields decide ownership); objects last applied client-side are upgraded so dropped fields are still deleted")
 	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own")
+	flags.StringVar(&opts.subresource, "subresource", "", `with --server-side: apply to this subresource of each object ("status", "scale"), as kubectl's --subresource`)
 	flags.StringVar(&opts.secretRecord, "secret-record", "redacted", `how a Secret's values are kept in its last-applied record: "redacted" (each value a salted digest, keys kept; see docs/secret-records.md) or "plain" (as kubectl keeps them)`)
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "delete the objects the files no longer declare: members of --applyset, or (kubectl's older form) objects matching -l")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet to prune from, [RESOURCE[.GROUP]/]NAME (a Secret by default, in the -n namespace); compatible with kubectl's")
@@ -197,6 +199,7 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 	if err != nil {
 		return apply.Options{}, nil, err
 	}
+	printer.serverSide = opts.serverSide
 	if _, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile); err != nil {
 		return apply.Options{}, nil, err
 	}
@@ -231,6 +234,7 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		Cascade:          cascade,
 		ServerSide:       opts.serverSide,
 		ForceConflicts:   opts.force,
+		Subresource:      opts.subresource,
 		SecretRecord:     secretRecord,
 	}, printer, nil
 }
@@ -247,6 +251,8 @@ func (opts applyOptions) fieldValidation() (string, error) {
 // checkServerSide refuses what kubectl refuses with --server-side.
 func (opts applyOptions) checkServerSide(dryRun apply.DryRun) error {
 	switch {
+	case opts.subresource != "" && !opts.serverSide:
+		return fmt.Errorf("--subresource can only be specified for --server-side")
 	case opts.force && !opts.serverSide:
 		return fmt.Errorf("--force-conflicts only works with --server-side")
 	case opts.serverSide && dryRun == apply.ClientDryRun:

@@ -219,7 +219,9 @@ func TestApplyBadInputAppliesTheRest(t *testing.T) {
 
 func errorLineHasAll(stderr string, parts []string) bool {
 	for _, line := range strings.Split(stderr, "\n") {
-		if !strings.HasPrefix(line, "error: ") {
+		// kubectl's prefixes: "Error from server (Conflict): " for an API
+		// error with a reason, "error: " for the others.
+		if !strings.HasPrefix(line, "error: ") && !strings.HasPrefix(line, "Error from server (") {
 			continue
 		}
 		all := true

@@ -115,7 +115,7 @@ func TestServerSideUpgradesEarlierKapply(t *testing.T) {
 		t.Fatalf("managers before the switch: %v", got)
 	}
 	writeFile(t, dir, "cm.yaml", labelledConfigMap("cm", "a: one", "k: v2"))
-	if r := kapply(t, "apply", "-f", dir, "-n", ns, "--server-side"); r.code != 0 || r.stdout != "configmap/cm configured\n" {
+	if r := kapply(t, "apply", "-f", dir, "-n", ns, "--server-side"); r.code != 0 || r.stdout != "configmap/cm serverside-applied\n" || !strings.Contains(r.stderr, "1 configured") {
 		t.Fatalf("--server-side: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if got := liveLabels(t, ns, "cm"); got != "a=one" {

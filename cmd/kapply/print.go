@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -20,6 +23,10 @@ type eventPrinter struct {
 	suffix string
 	// deleting prints the summary of a delete run.
 	deleting bool
+	// serverSide prints kubectl --server-side's one word for every object
+	// it applied, "serverside-applied", which scripts match; the summary
+	// line on stderr still tells created, configured and unchanged apart.
+	serverSide bool
 }
 
 func newEventPrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) {
@@ -78,7 +85,7 @@ func (p *eventPrinter) printEvent(streams genericiooptions.IOStreams, ev apply.E
 	printWarnings(streams.ErrOut, ev)
 	switch ev.Outcome {
 	case apply.Failed:
-		fmt.Fprintf(streams.ErrOut, "error: %v\n", ev.Err)
+		fmt.Fprintf(streams.ErrOut, "%s%v\n", errorPrefix(ev.Err), ev.Err)
 	case apply.Skipped:
 	default:
 		p.printLine(streams, ev)
@@ -110,6 +117,12 @@ func (p *eventPrinter) printLine(streams genericiooptions.IOStreams, ev apply.Ev
 	printer := printers.NamePrinter{}
 	if p.output == "" {
 		printer.Operation = ev.Outcome.String() + p.suffix
+		switch ev.Outcome {
+		case apply.Created, apply.Configured, apply.Unchanged:
+			if p.serverSide {
+				printer.Operation = "serverside-applied" + p.suffix
+			}
+		}
 	}
 	if err := printer.PrintObj(ev.Object.Obj, streams.Out); err != nil {
 		fmt.Fprintf(streams.ErrOut, "error: printing %s: %v\n", ev.Object.Ref(), err)
@@ -137,4 +150,19 @@ func (p *eventPrinter) printObjects(w io.Writer, objs []runtime.Object) error {
 		}
 	}
 	return printer.PrintObj(list, w)
+}
+
+// errorPrefix is how kubectl (cmdutil.CheckErr) starts the line of an
+// error: "Error from server (Conflict): " for one the API server returned
+// with a reason, "error: " for others. An Invalid error keeps "error: ": it
+// names its object ("The Pod "x" is invalid"), where kubectl prints no
+// prefix at all.
+func errorPrefix(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		if reason := status.Status().Reason; reason != "" && reason != metav1.StatusReasonInvalid {
+			return fmt.Sprintf("Error from server (%s): ", reason)
+		}
+	}
+	return "error: "
 }

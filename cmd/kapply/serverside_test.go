@@ -41,15 +41,18 @@ func TestServerSideSwitchAndConflicts(t *testing.T) {
 		return kapply(t, append([]string{"apply", "-f", dir, "-n", ns, "--server-side"}, extra...)...)
 	}
 	// The switch moves field ownership (managedFields change: configured);
-	// the same apply again changes nothing.
-	if r := ssa(); r.code != 0 || r.stdout != "deployment.apps/web configured\n" {
+	// the same apply again changes nothing. stdout says it as kubectl
+	// --server-side does, the summary on stderr tells which.
+	ssaLine := "deployment.apps/web serverside-applied\n"
+	configured, unchanged := "0 created, 1 configured, 0 unchanged, 0 failed", "0 created, 0 configured, 1 unchanged, 0 failed"
+	if r := ssa(); r.code != 0 || r.stdout != ssaLine || !strings.Contains(r.stderr, configured) {
 		t.Fatalf("switch to server-side: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if r := ssa(); r.code != 0 || r.stdout != "deployment.apps/web unchanged\n" {
+	if r := ssa(); r.code != 0 || r.stdout != ssaLine || !strings.Contains(r.stderr, unchanged) {
 		t.Fatalf("server-side again: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	writeFile(t, dir, "web.yaml", deploy("app: web, a: one, c: three"))
-	if r := ssa(); r.code != 0 || r.stdout != "deployment.apps/web configured\n" {
+	if r := ssa(); r.code != 0 || r.stdout != ssaLine || !strings.Contains(r.stderr, configured) {
 		t.Fatalf("drop label b: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	assertLabels(t, ns, "a=one,app=web,c=three")

@@ -36,6 +36,9 @@ func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInt
 		return Event{Object: o, Outcome: Failed, Err: err}
 	}
 	if live != nil {
+		if err := r.upgradeConflicts(ctx, client, live, body); err != nil {
+			return Event{Object: o, Outcome: Failed, Err: explainConflicts(o, live, err), Warnings: warnings}
+		}
 		if live, err = r.upgradeClientSideOwnership(ctx, client, live); err != nil {
 			return Event{Object: o, Outcome: Failed, Err: err, Warnings: warnings}
 		}
@@ -96,6 +99,36 @@ func (r *runner) serverSideBody(o *load.Object, live *unstructured.Unstructured)
 	}
 	return withoutRecord(o.Obj), []string{fmt.Sprintf("%s: applied server-side without a last-applied record: %v; "+
 		"a later client-side apply will not know which fields this file set", o.Ref(), err)}, nil
+}
+
+// upgradeConflicts is the conflict kubectl gets when a field manager of
+// the user's own takes over fields client-side apply set to other values.
+// kubectl upgrades client-side ownership only after its apply patch
+// succeeded, and the API server waives conflicts with client-side apply's
+// fields for the manager "kubectl" alone; kapply upgrades first, which
+// would hide them. So, for another manager and without --force-conflicts,
+// the patch (without the record, which client-side apply owns) is first
+// sent as a server dry run: a conflict is the answer.
+func (r *runner) upgradeConflicts(ctx context.Context, client dynamic.ResourceInterface, live, body *unstructured.Unstructured) error {
+	if r.opts.FieldManager == ServerSideFieldManager || r.opts.ForceConflicts {
+		return nil
+	}
+	if patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), r.opts.FieldManager); err != nil || patch == nil {
+		return nil // nothing to upgrade, or upgradeClientSideOwnership reports the error
+	}
+	data, err := withoutRecord(body).MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("encoding the apply patch: %w", err)
+	}
+	opts := metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: []string{metav1.DryRunAll}, FieldValidation: r.opts.FieldValidation}
+	err = r.retryTransient(ctx, func() error {
+		_, err := client.Patch(ctx, body.GetName(), types.ApplyPatchType, data, opts)
+		return err
+	})
+	if apierrors.IsConflict(err) {
+		return err
+	}
+	return nil // any other failure shows in the apply itself
 }
 
 // upgradeClientSideOwnership moves the fields owned by client-side apply
@@ -159,5 +192,5 @@ func explainConflicts(o *load.Object, live *unstructured.Unstructured, err error
 		fields = append(fields, fmt.Sprintf("%s (%s)", cause.Field, cause.Message))
 	}
 	return fmt.Errorf("applying server-side: fields owned by other managers: %s; "+
-		"pass --force-conflicts to take them, or drop them from the file to leave them", strings.Join(fields, ", "))
+		"set Options.ForceConflicts to take them, or drop them from the file to leave them", strings.Join(fields, ", "))
 }

@@ -36,6 +36,11 @@ func (r *runner) createOrUpdate(ctx context.Context, o *load.Object, lives *live
 		exists = err == nil
 	}
 	switch {
+	case r.opts.ServerSide && r.opts.Subresource != "":
+		if !exists {
+			live = nil
+		}
+		return r.applySubresource(ctx, client, o, live)
 	case r.opts.ServerSide && !exists:
 		return r.serverSideApply(ctx, client, o, nil)
 	case r.opts.ServerSide:
@@ -82,7 +87,7 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 		err = fmt.Errorf("%w; reading it then: %w", err, getErr)
 	}
 	if err != nil {
-		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("creating: %w", err), Warnings: warnings}
+		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("creating: %w", conciseServerError(err)), Warnings: warnings}
 	}
 	return Event{Object: o, Outcome: Created, Result: created, Warnings: warnings}
 }

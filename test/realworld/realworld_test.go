@@ -125,7 +125,11 @@ func (r *runner) steps() row {
 	out.edit = fmt.Sprintf("%s; %s %s, edit live: %v", edit, ref(target), edit.verbs[ref(target)], landed)
 	if r.isKapply() {
 		r.expect(edit, "edit", map[string]int{"configured": 1, "unchanged": len(p.objects) - 1})
-		if edit.verbs[ref(target)] != "configured" || !landed {
+		wantVerb := "configured"
+		if r.serverSide {
+			wantVerb = "serverside-applied"
+		}
+		if edit.verbs[ref(target)] != wantVerb || !landed {
 			r.t.Errorf("edit of %s: %q, live has the edit: %v", ref(target), edit.verbs[ref(target)], landed)
 		}
 	}
@@ -170,6 +174,11 @@ func (r *runner) expect(res result, step string, want map[string]int) {
 	}
 	r.t.Helper()
 	got := res.counts()
+	if r.serverSide {
+		// --server-side lines say "serverside-applied", as kubectl's; the
+		// summary line tells created, configured and unchanged apart.
+		got = res.summaryCounts()
+	}
 	if res.exit != 0 || !equalCounts(got, want) {
 		r.t.Errorf("%s: exit %d, outcomes %v, want exit 0 and %v\nstdout:\n%s\nstderr:\n%s", step, res.exit, got, want, res.stdout, res.stderr)
 	}
@@ -199,6 +208,25 @@ func (r result) counts() map[string]int {
 	counts := map[string]int{}
 	for _, verb := range r.verbs {
 		counts[verb]++
+	}
+	return counts
+}
+
+// summaryCounts reads kapply's summary line on stderr ("0 created, 3
+// configured, 12 unchanged, 0 failed"): the outcomes counted at least once.
+func (r result) summaryCounts() map[string]int {
+	counts := map[string]int{}
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if !strings.Contains(line, " created, ") || !strings.Contains(line, " failed") {
+			continue
+		}
+		for _, part := range strings.Split(line, ", ") {
+			var n int
+			var word string
+			if _, err := fmt.Sscanf(part, "%d %s", &n, &word); err == nil && n > 0 {
+				counts[word] = n
+			}
+		}
 	}
 	return counts
 }
