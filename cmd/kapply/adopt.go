@@ -40,7 +40,7 @@ A write the server refuses is reported and the other objects are still adopted;
 the exit code is then 1.`,
 		Example: `  # Export what kubectl create made, adopt it, and manage it with apply from now on
   kapply export deployment/web > web.yaml
-  kapply adopt -f web.yaml --dry-run
+  kapply adopt -f web.yaml --dry-run=client
   kapply adopt -f web.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -48,7 +48,7 @@ the exit code is then 1.`,
 		},
 	}
 	opts.files.add(cmd, "file, directory or URL with the objects to adopt")
-	addDryRunFlag(cmd, &opts.dryRun)
+	addDryRunFlag(cmd, &opts.dryRun, dryRunUsage)
 	addFieldManagerFlag(cmd, &opts.fieldManager)
 	return cmd
 }

@@ -34,6 +34,9 @@ type applyOptions struct {
 	serverSide   bool
 	force        bool
 	subresource  string
+	replace      bool
+	gracePeriod  int
+	noOverwrite  bool
 	secretRecord string
 	wait         bool
 }
@@ -109,7 +112,7 @@ reason, and the exit code is 1.`,
 	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "apply the output of this kustomization directory")
 	flags.StringVarP(&opts.selector, "selector", "l", "", "apply only the objects whose labels match this selector (e.g. -l app=web)")
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("name recorded in managedFields for the writes (default %q, or %q with --server-side, as kubectl)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
-	flags.DurationVar(&opts.timeout, "timeout", time.Minute, "how long to wait for CRDs of the run to become established, and with --wait, how long to wait (from the end of the apply) for the applied objects to become ready")
+	flags.DurationVar(&opts.timeout, "timeout", 0, "with --force, how long to wait for a deleted object to be gone before creating it again (kubectl's --timeout); with --wait, how long to wait (from the end of the apply) for the applied objects to become ready; also how long to wait for CRDs of the run to become established. 0 means one minute for each")
 	flags.BoolVar(&opts.wait, "wait", false, "after applying, wait until every applied object is ready (kstatus: a Deployment rolled out, a Job started, a custom resource's Ready condition True...) or failed, up to --timeout; exit 1 if any failed or is not ready; ignored with --dry-run")
 	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys: 'KIND[.GROUP][/VERSION]:PATH=KEY[,KEY]' or ':PATH:set' (repeatable; see docs/merge-keys.md)")
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
@@ -120,6 +123,9 @@ reason, and the exit code is 1.`,
 	flags.BoolVar(&opts.serverSide, "server-side", false, "send each object as a server-side apply patch (managedFields decide ownership); objects last applied client-side are upgraded so dropped fields are still deleted")
 	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own")
 	flags.StringVar(&opts.subresource, "subresource", "", `with --server-side: apply to this subresource of each object ("status", "scale"), as kubectl's --subresource`)
+	flags.BoolVar(&opts.replace, "force", false, "when the server refuses a patch because a field is immutable (a Deployment's selector, a Job's template) or keeps reporting a conflict, delete the object and create it from the file, as kubectl apply --force (dependents go by --cascade; if the create fails, the original is created again)")
+	flags.IntVar(&opts.gracePeriod, "grace-period", -1, "with --force, the seconds given to the object to terminate gracefully when it is deleted; negative: the object's own")
+	addOverwriteFlag(cmd, &opts.noOverwrite, "take the file's value for a field someone else changed since the last apply; with --overwrite=false such an object is refused (the others are applied) and the exit code is 1")
 	flags.StringVar(&opts.secretRecord, "secret-record", "redacted", `how a Secret's values are kept in its last-applied record: "redacted" (each value a salted digest, keys kept; see docs/secret-records.md) or "plain" (as kubectl keeps them)`)
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "delete the objects the files no longer declare: members of --applyset, or (kubectl's older form) objects matching -l")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet to prune from, [RESOURCE[.GROUP]/]NAME (a Secret by default, in the -n namespace); compatible with kubectl's")
@@ -133,7 +139,7 @@ reason, and the exit code is 1.`,
 func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) error {
 	runOpts, printer, err := opts.toRun(getter)
 	if err != nil {
-		return withCode(exitError, err)
+		return runFailed(err)
 	}
 	if warning := dryRunDeprecation(opts.dryRun); warning != "" {
 		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", warning)
@@ -155,7 +161,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	}
 	failed := printer.printRest(streams, events, printed)
 	if opts.wait && runOpts.DryRun == apply.NoDryRun {
-		if err := waitReady(cmd.Context(), getter, streams, events, opts.timeout, opts.output); err != nil {
+		if err := waitReady(cmd.Context(), getter, streams, events, opts.waitTimeout(), opts.output); err != nil {
 			return err
 		}
 	}
@@ -193,6 +199,9 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		return apply.Options{}, nil, err
 	}
 	if err := opts.checkServerSide(dryRun); err != nil {
+		return apply.Options{}, nil, err
+	}
+	if err := opts.checkForce(dryRun); err != nil {
 		return apply.Options{}, nil, err
 	}
 	printer, err := newEventPrinter(opts.output, dryRun)
@@ -235,6 +244,9 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		ServerSide:       opts.serverSide,
 		ForceConflicts:   opts.force,
 		Subresource:      opts.subresource,
+		NoOverwrite:      opts.noOverwrite,
+		Force:            opts.replace,
+		GracePeriod:      opts.gracePeriod,
 		SecretRecord:     secretRecord,
 	}, printer, nil
 }
@@ -257,6 +269,30 @@ func (opts applyOptions) checkServerSide(dryRun apply.DryRun) error {
 		return fmt.Errorf("--force-conflicts only works with --server-side")
 	case opts.serverSide && dryRun == apply.ClientDryRun:
 		return fmt.Errorf("--dry-run=client does not work with --server-side: the server computes the result; use --dry-run=server")
+	}
+	return nil
+}
+
+// waitTimeout is --timeout, one minute for 0 (the default, kubectl's).
+func (opts applyOptions) waitTimeout() time.Duration {
+	if opts.timeout <= 0 {
+		return time.Minute
+	}
+	return opts.timeout
+}
+
+// checkForce refuses what kubectl refuses with --force, in its words.
+func (opts applyOptions) checkForce(dryRun apply.DryRun) error {
+	switch {
+	case !opts.replace:
+		return nil
+	case opts.serverSide:
+		return fmt.Errorf("--force cannot be used with --server-side")
+	case dryRun == apply.ServerDryRun:
+		return fmt.Errorf("--dry-run=server cannot be used with --force")
+	case opts.prune.enabled:
+		// Replaced objects get new UIDs, which pruning could take for others.
+		return fmt.Errorf("--force cannot be used with --prune")
 	}
 	return nil
 }

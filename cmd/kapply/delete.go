@@ -56,7 +56,7 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
 	flags.BoolVar(&opts.wait, "wait", false, "wait until each object is gone (bounded by --timeout)")
 	flags.DurationVar(&opts.timeout, "timeout", time.Minute, "how long --wait waits for each object")
 	flags.BoolVar(&opts.ignoreNotFound, "ignore-not-found", false, "treat objects that do not exist as deleted")
-	flags.StringVar(&opts.dryRun, "dry-run", "none", `"none", "client" (only print what would be deleted) or "server" (the server's dry run)`)
+	addDryRunFlag(cmd, &opts.dryRun, `"none", "client" (only print what would be deleted; also a bare --dry-run, deprecated as in kubectl) or "server" (the server's dry run)`)
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to delete at once")
 	return cmd
 }
@@ -64,7 +64,7 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
 func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts deleteOptions) error {
 	runOpts, err := opts.toRun(getter)
 	if err != nil {
-		return withCode(exitError, err)
+		return runFailed(err)
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
 	applier, in, err := loadAndConnect(getter, files, opts.selector, nil)
@@ -73,7 +73,7 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 	}
 	events, err := applier.Delete(cmd.Context(), in, runOpts)
 	if err != nil {
-		return withCode(exitError, err)
+		return runFailed(err)
 	}
 	printer, err := newEventPrinter("", runOpts.DryRun)
 	if err != nil {

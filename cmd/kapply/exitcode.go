@@ -12,13 +12,15 @@ import (
 // 1 for "differences found", so every real failure of diff is above 1.
 const (
 	exitOK = 0
-	// exitFailed: the command ran and some object failed.
+	// exitFailed: the command ran and some object failed; for apply and
+	// delete, also any error of the whole run (kubectl exits 1 on all).
 	exitFailed = 1
 	// exitDifferences: `diff` found differences (kubectl's 1).
 	exitDifferences = 1
 	// exitDrift: `status` found an object not in step with its last apply.
 	exitDrift = 1
-	// exitError: the command could not run (bad flags, no cluster).
+	// exitError: diff, and kapply's own commands, could not run (bad
+	// flags, no cluster).
 	exitError = 2
 )
 
@@ -51,12 +53,29 @@ func exitCode(err error, stderr io.Writer) int {
 	var coded *codedError
 	if errors.As(err, &coded) {
 		if coded.err != nil {
-			fmt.Fprintln(stderr, "error:", withFlagNames(coded.err))
+			printError(stderr, coded.err)
 		}
 		return coded.code
 	}
-	fmt.Fprintln(stderr, "error:", withFlagNames(err))
+	printError(stderr, err)
 	return exitError
+}
+
+// printError prints err as kubectl does: each error (of several joined)
+// on its own line after "error: ", except kubectl's sentence for a refused
+// connection, which it prints alone.
+func printError(stderr io.Writer, err error) {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			printError(stderr, e)
+		}
+		return
+	}
+	if unreachable := (*apply.UnreachableError)(nil); errors.As(err, &unreachable) {
+		fmt.Fprintln(stderr, unreachable)
+		return
+	}
+	fmt.Fprintln(stderr, "error:", withFlagNames(err))
 }
 
 // someFailed is the exit of a command that went on past failed objects,
@@ -68,12 +87,10 @@ func someFailed(failed, total int, what string) error {
 	return withCode(exitFailed, fmt.Errorf("%d of %d object(s) %s", failed, total, what))
 }
 
-// runFailed is the exit of an apply run that stopped as a whole: 1 for
-// files without objects (kubectl's "no objects passed to apply"), 2 for
-// everything else (no cluster, a bad ApplySet).
+// runFailed is the exit of an apply or delete that stopped as a whole:
+// bad flag values, no objects, a server refused or unavailable, a bad
+// ApplySet. kubectl exits 1 on every error of these commands (its
+// CheckErr), so scripts cannot tell these from a failed object either.
 func runFailed(err error) error {
-	if errors.Is(err, apply.ErrNoObjects) {
-		return withCode(exitFailed, err)
-	}
-	return withCode(exitError, err)
+	return withCode(exitFailed, err)
 }

@@ -17,6 +17,9 @@ var flagWords = strings.NewReplacer(
 	"Options.ApplySet", "--applyset",
 	"Options.FieldManager", "--field-manager",
 	"Options.Namespace", "--namespace",
+	"Options.NoOverwrite", "--overwrite=false",
+	"Options.Force", "--force",
+	"Options.Timeout", "--timeout",
 )
 
 // withFlagNames is err with its options named as flags; it still unwraps

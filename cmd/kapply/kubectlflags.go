@@ -21,6 +21,23 @@ func addKubectlDryRunFlag(cmd *cobra.Command, dryRun *string, usage string) {
 	cmd.Flags().Lookup("dry-run").NoOptDefVal = bareDryRun
 }
 
+// addDryRunFlag adds --dry-run as addKubectlDryRunFlag to a command other
+// than apply (delete, adopt, release, last-applied set), and prints
+// kubectl's deprecation warning for a bare or boolean value before the
+// command runs: every command of kapply reads --dry-run as kubectl 1.37's
+// GetDryRunStrategy does, one rule for all.
+func addDryRunFlag(cmd *cobra.Command, dryRun *string, usage string) {
+	addKubectlDryRunFlag(cmd, dryRun, usage)
+	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
+		if warning := dryRunDeprecation(*dryRun); warning != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "Warning: %s\n", warning)
+		}
+	}
+}
+
+// dryRunUsage is the --dry-run help of the commands that write records.
+const dryRunUsage = `"none", "client" (print what would change, send nothing; also a bare --dry-run, deprecated as in kubectl) or "server" (the server's dry run)`
+
 // parseDryRun reads --dry-run as kubectl does (GetDryRunStrategy): a bare
 // --dry-run and "true" mean client, "false" none.
 func parseDryRun(s string) (apply.DryRun, error) {
@@ -84,3 +101,32 @@ func parseValidate(s string) (string, error) {
 	}
 	return metav1.FieldValidationIgnore, nil
 }
+
+// addOverwriteFlag adds kubectl's --overwrite (default true) bound to
+// *noOverwrite, its negation, so that options built without the flag
+// (diff's) keep kubectl's default.
+func addOverwriteFlag(cmd *cobra.Command, noOverwrite *bool, usage string) {
+	cmd.Flags().Var(negatedBool{noOverwrite}, "overwrite", usage)
+	cmd.Flags().Lookup("overwrite").NoOptDefVal = "true"
+}
+
+// negatedBool is a boolean flag stored negated.
+type negatedBool struct{ p *bool }
+
+func (b negatedBool) String() string {
+	if b.p == nil {
+		return "true"
+	}
+	return strconv.FormatBool(!*b.p)
+}
+
+func (b negatedBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*b.p = !v
+	return nil
+}
+
+func (negatedBool) Type() string { return "bool" }

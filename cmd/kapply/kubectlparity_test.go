@@ -153,7 +153,7 @@ func TestValidateAsKubectl(t *testing.T) {
 	if r := kapply(t, "apply", "-f", ours, "-n", ns, "--validate=ignore"); strings.Contains(r.stderr, "unknown field") {
 		t.Errorf("--validate=ignore printed warnings:\n%s", r.stderr)
 	}
-	if r := kapply(t, "apply", "-f", ours, "-n", ns, "--validate=sometimes"); r.code != exitError ||
+	if r := kapply(t, "apply", "-f", ours, "-n", ns, "--validate=sometimes"); r.code != exitFailed ||
 		!strings.Contains(r.stderr, `invalid - validate option "sometimes"; must be one of: strict (or true), warn, ignore (or false)`) {
 		t.Errorf("bad --validate: exit %d\n%s", r.code, r.stderr)
 	}
@@ -295,7 +295,7 @@ func TestBareDryRunAsKubectl(t *testing.T) {
 		t.Error("a dry run created the object")
 	}
 	r := kapply(t, "apply", "-f", dir, "-n", ns, "--dry-run=later")
-	if r.code != exitError || !strings.Contains(r.stderr, `Invalid dry-run value (later). Must be "none", "server", or "client".`) {
+	if r.code != exitFailed || !strings.Contains(r.stderr, `Invalid dry-run value (later). Must be "none", "server", or "client".`) {
 		t.Errorf("--dry-run=later: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -118,7 +118,7 @@ func newLastAppliedSetCommand(getter *genericclioptions.ConfigFlags, streams gen
 	}
 	opts.files.add(cmd, "file with the objects whose record to set")
 	cmd.Flags().BoolVar(&opts.createAnnotation, "create-annotation", false, "create the record on objects that have none")
-	addDryRunFlag(cmd, &opts.dryRun)
+	addDryRunFlag(cmd, &opts.dryRun, dryRunUsage)
 	addFieldManagerFlag(cmd, &opts.fieldManager)
 	return cmd
 }
@@ -234,12 +234,6 @@ func editorCommand() string {
 		}
 	}
 	return "vi"
-}
-
-// addDryRunFlag adds --dry-run; given alone it means "client".
-func addDryRunFlag(cmd *cobra.Command, dryRun *string) {
-	cmd.Flags().StringVar(dryRun, "dry-run", "none", `"none", "client" (print what would change, send nothing; the default of a bare --dry-run) or "server" (the server's dry run)`)
-	cmd.Flags().Lookup("dry-run").NoOptDefVal = "client"
 }
 
 // sendPatches sends every pending patch (none in a client dry run) and

@@ -165,7 +165,7 @@ func TestPruneBySelector(t *testing.T) {
 	if got := strings.Join(liveConfigMaps(t, ns), ","); got != "cm1,cm2,cm3,cm4,imperative" {
 		t.Errorf("live configmaps %s", got)
 	}
-	if r := kapply(t, "apply", "-f", dir, "-n", ns, "--prune"); r.code != exitError {
+	if r := kapply(t, "apply", "-f", dir, "-n", ns, "--prune"); r.code != exitFailed {
 		t.Errorf("--prune without -l or --applyset: exit %d", r.code)
 	}
 }

@@ -43,9 +43,11 @@ func TestApplyRefusesAMalformedMergeKey(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n"})
 	for _, key := range []string{"Widget.example.com/v1/x:spec=a", "Widget.example.com/:spec=a", "Widget.Example_com:spec=a"} {
 		for _, command := range []string{"apply", "diff"} {
+			// kubectl's exit codes: apply 1 on any error, diff 2.
+			want := map[string]int{"apply": exitFailed, "diff": exitError}[command]
 			r := kapply(t, command, "-f", dir, "-n", ns, "--merge-key", key)
-			if r.code != exitError || !strings.Contains(r.stderr, `"`+key+`"`) {
-				t.Errorf("%s --merge-key %s: exit %d, want %d with the value named\n%s", command, key, r.code, exitError, r.stderr)
+			if r.code != want || !strings.Contains(r.stderr, `"`+key+`"`) {
+				t.Errorf("%s --merge-key %s: exit %d, want %d with the value named\n%s", command, key, r.code, want, r.stderr)
 			}
 		}
 	}

@@ -39,7 +39,7 @@ Field paths are dotted, with list elements chosen by key:
   metadata.labels["app.kubernetes.io/version"]
 Every path must be in each object's record; otherwise nothing is changed.`,
 		Example: `  # Let an autoscaler own the replicas of the Deployment in web.yaml
-  kapply release -f web.yaml --field spec.replicas --dry-run
+  kapply release -f web.yaml --field spec.replicas --dry-run=client
   kapply release -f web.yaml --field spec.replicas`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -48,7 +48,7 @@ Every path must be in each object's record; otherwise nothing is changed.`,
 	}
 	opts.files.add(cmd, "file with the objects whose fields to release")
 	cmd.Flags().StringArrayVar(&opts.fields, "field", nil, "field path to release, e.g. spec.replicas or spec.template.spec.containers[name=web].resources (repeatable)")
-	addDryRunFlag(cmd, &opts.dryRun)
+	addDryRunFlag(cmd, &opts.dryRun, dryRunUsage)
 	addFieldManagerFlag(cmd, &opts.fieldManager)
 	return cmd
 }

@@ -145,14 +145,14 @@ func TestSecretRecordRedactedAndTakingTurnsWithKubectl(t *testing.T) {
 }
 
 // TestSecretRecordPlainIsKubectls: --secret-record=plain records the
-// values as kubectl does, byte for byte; a bad value is refused (exit 2)
-// before anything is applied.
+// values as kubectl does, byte for byte; a bad value is refused (exit 1,
+// as kubectl exits on any error of apply) before anything is applied.
 func TestSecretRecordPlainIsKubectls(t *testing.T) {
 	testcluster.Require(t, cluster)
 	requireKubectl(t)
 	ns := cluster.Namespace(t)
 	dir := writeFiles(t, map[string]string{"secret.yaml": turnsSecret("alpha", "beta")})
-	if r := kapply(t, "apply", "-f", dir, "-n", ns, "--secret-record=clear"); r.code != exitError || !strings.Contains(r.stderr, `--secret-record: the Secret record must be "redacted" or "plain", not "clear"`) {
+	if r := kapply(t, "apply", "-f", dir, "-n", ns, "--secret-record=clear"); r.code != exitFailed || !strings.Contains(r.stderr, `--secret-record: the Secret record must be "redacted" or "plain", not "clear"`) {
 		t.Errorf("--secret-record=clear: exit %d\n%s", r.code, r.stderr)
 	}
 	mustRun(t, "apply", "-f", dir, "-n", ns, "--secret-record=plain")

@@ -182,7 +182,7 @@ func TestApplyDryRunWritesNothing(t *testing.T) {
 	if _, err := dynClient(t).Resource(configMaps).Namespace(ns).Get(context.Background(), "new", metav1.GetOptions{}); err == nil {
 		t.Errorf("a dry run created configmap/new")
 	}
-	if r := kapply(t, "apply", "-f", dir, "-n", ns, "--dry-run=sometimes"); r.code != exitError {
+	if r := kapply(t, "apply", "-f", dir, "-n", ns, "--dry-run=sometimes"); r.code != exitFailed {
 		t.Errorf("bad --dry-run value: exit %d", r.code)
 	}
 }
@@ -224,7 +224,7 @@ func TestApplyOutputFormats(t *testing.T) {
 	if r := kapply(t, "apply", "-f", one, "-n", ns, "-o", "json"); !strings.HasPrefix(r.stdout, "{\n    \"apiVersion\": \"v1\",") || !strings.Contains(r.stdout, `"kind": "ConfigMap"`) {
 		t.Errorf("-o json:\n%s", r.stdout)
 	}
-	if r := kapply(t, "apply", "-f", dir, "-o", "table"); r.code != exitError {
+	if r := kapply(t, "apply", "-f", dir, "-o", "table"); r.code != exitFailed {
 		t.Errorf("-o table: exit %d", r.code)
 	}
 }

@@ -33,7 +33,7 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 	r := a.runner(Options{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace,
 		Timeout: opts.Timeout, DryRun: opts.DryRun, Parallel: opts.Parallel, Cascade: opts.Cascade}.withDefaults())
 	if err := r.reachServer(ctx); err != nil {
-		return nil, err
+		return nil, afterLoadErrors(in.Errors, err)
 	}
 	objects, loadErrs := in.Objects, in.Errors
 	var events []Event

@@ -84,6 +84,19 @@ type Options struct {
 	// subresource ("status") instead of the object (kubectl's --subresource).
 	Subresource string
 
+	// Force (kubectl apply --force) replaces an object whose patch the
+	// server refuses as invalid (an immutable field) or keeps conflicting
+	// on: deleted with GracePeriod (seconds; negative: the object's own)
+	// and Cascade, awaited until gone for at most Timeout, created from the
+	// file.
+	Force       bool
+	GracePeriod int
+
+	// NoOverwrite (kubectl's --overwrite=false) refuses an object whose
+	// patch would change a field someone else changed since the last apply
+	// (see merge.Plan.Conflicts), instead of taking the file's value.
+	NoOverwrite bool
+
 	// SecretRecord says how a Secret's values are kept in its last-applied
 	// record: redacted (the zero value) or plain, as kubectl keeps them.
 	SecretRecord lastapplied.SecretRecord

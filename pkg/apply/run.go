@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
@@ -55,7 +54,7 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 		return nil, ErrNoObjects
 	}
 	if err := r.reachServer(ctx); err != nil {
-		return nil, err
+		return nil, afterLoadErrors(in.Errors, err)
 	}
 	objects := in.Objects
 	set, err := r.startApplySet(ctx, objects)
@@ -125,24 +124,6 @@ func (a *Applier) runner(opts Options) *runner {
 	c := a.clients
 	return &runner{opts: opts, dynamic: c.Dynamic, mapper: c.Mapper, schemas: c.Schemas, discovery: c.Discovery,
 		host: c.Host, retries: newRetries(opts, c.RequestTimeout)}
-}
-
-// reachServer asks the API server for its version, retrying while it is
-// unavailable, so that an unreachable server gives one clear error instead
-// of one per object.
-func (r *runner) reachServer(ctx context.Context) error {
-	if r.discovery == nil {
-		return nil
-	}
-	start := time.Now()
-	err := r.retryTransient(ctx, func() error {
-		return r.discovery.RESTClient().Get().AbsPath("/version").Do(ctx).Error()
-	})
-	if err != nil {
-		return fmt.Errorf("reaching the API server at %s (retried for %s): %w; nothing was applied",
-			r.host, time.Since(start).Round(100*time.Millisecond), err)
-	}
-	return nil
 }
 
 // applyAll applies the objects phase by phase (see phases) and returns their

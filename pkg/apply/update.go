@@ -31,10 +31,13 @@ func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o
 	for attempt := 0; ; attempt++ {
 		ev, err := r.patch(ctx, client, o, live)
 		retry := apierrors.IsConflict(err) && attempt < maxConflictRetries
+		stale := apierrors.IsConflict(err) && o.Obj.GetResourceVersion() != ""
 		switch {
 		case err == nil:
 			return ev
-		case apierrors.IsConflict(err) && o.Obj.GetResourceVersion() != "":
+		case (stale || !retry) && r.forceReplaces(err):
+			return r.replace(ctx, client, o, live, err)
+		case stale:
 			ev.Outcome, ev.Err = Failed, staleFileError(o, live, err)
 			return ev
 		case !retry:
@@ -137,6 +140,11 @@ func (r *runner) plan(o *load.Object, live *unstructured.Unstructured) (*merge.P
 	plan, err := merge.ThreeWay(last, file.Object, live.Object, kind)
 	if err != nil {
 		return nil, warnings, err
+	}
+	if r.opts.NoOverwrite {
+		if err := refuseConflicts(last, live, plan); err != nil {
+			return nil, warnings, err
+		}
 	}
 	for _, w := range plan.Warnings {
 		warnings = append(warnings, fmt.Sprintf("%s: %s", o.Ref(), w))

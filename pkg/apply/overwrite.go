@@ -1,0 +1,50 @@
+package apply
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/merge"
+)
+
+// ConflictError refuses an object under NoOverwrite (kubectl's
+// --overwrite=false): its patch would change fields someone else changed
+// since the last apply. It names the fields, never their values (a
+// Secret's would leak).
+type ConflictError struct {
+	Fields []fieldpath.Path
+}
+
+func (e *ConflictError) Error() string {
+	names := make([]string, len(e.Fields))
+	for i, p := range e.Fields {
+		names[i] = p.String()
+	}
+	return fmt.Sprintf("the patch conflicts with changes made from original to current: %s changed since the last apply; not overwritten (Options.NoOverwrite)",
+		strings.Join(names, ", "))
+}
+
+// refuseConflicts is NoOverwrite's check of a plan against the changes
+// made live since the last apply (last; nil without a record).
+func refuseConflicts(last map[string]any, live *unstructured.Unstructured, plan *merge.Plan) error {
+	// The record is the tool's own: it changes on every apply.
+	current := withoutRecord(live).Object
+	secret := lastapplied.IsSecret(live.Object)
+	same := func(path fieldpath.Path, recorded, value any) bool {
+		if lastapplied.SameAsRecorded(value, recorded) {
+			return true
+		}
+		// A redacted Secret record holds a digest of each value.
+		return secret && len(path) == 2 && slices.Contains(lastapplied.SecretFields(), path[0].Field) &&
+			lastapplied.MatchesRedacted(recorded, path[0].Field, path[1].Field, value)
+	}
+	if fields := plan.Conflicts(last, current, same); len(fields) > 0 {
+		return &ConflictError{Fields: fields}
+	}
+	return nil
+}
