@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
-	"sigs.k8s.io/yaml"
 )
 
 // Comparison is one object ready to print: both sides as shown, and the
@@ -50,14 +49,6 @@ func outcome(live map[string]any, c Comparison) Outcome {
 		return Unchanged
 	}
 	return Changed
-}
-
-func toYAML(obj map[string]any) (string, error) {
-	if obj == nil {
-		return "", nil
-	}
-	out, err := yaml.Marshal(obj)
-	return string(out), err
 }
 
 // countDiff counts differing leaves: maps field by field, lists of equal
