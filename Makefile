@@ -3,7 +3,7 @@ SHELL := bash
 GO    ?= go
 BIN   := $(CURDIR)/bin
 
-.PHONY: all build k8s-bin test check unit demo cluster-up cluster-down bench testdata-openapi clean
+.PHONY: all build k8s-bin kapp-bin test check unit demo cluster-up cluster-down bench testdata-openapi clean
 
 all: build
 
@@ -14,6 +14,10 @@ build:
 ## k8s-bin: kube-apiserver and etcd at the pinned versions (skipped when present)
 k8s-bin:
 	bash hack/k8sbin/build.sh $(BIN)
+
+## kapp-bin: Carvel kapp v0.64.2, a peer in the benchmark, built outside the tree (skipped when present)
+kapp-bin:
+	bash hack/kapp/build.sh $(BIN)
 
 ## check: gofmt, go vet, go.mod tidy
 check:
@@ -38,6 +42,11 @@ demo: build k8s-bin
 # Flags through BENCH_FLAGS, e.g. BENCH_FLAGS='-objects 300 -runs 3 -out bench.md'; see -h.
 bench: build k8s-bin
 	$(GO) run ./hack/bench $(BENCH_FLAGS)
+
+## kubectl-cmd-tests: kubectl's own test/cmd suites for apply, diff and --save-config, kapply in kubectl's place
+# (also run by `make test`, as test/kubectlcmd); suites as arguments through SUITES='run_kubectl_diff_tests ...'.
+kubectl-cmd-tests: build k8s-bin
+	bash hack/kubectlcmd/run.sh $(SUITES)
 
 ## cluster-up / cluster-down: one long-running local cluster for manual use
 cluster-up: k8s-bin

@@ -109,17 +109,20 @@ func (t *cliTool) describe() string {
 	return fmt.Sprintf("%s: %s (%s); %s", t.label, t.bin, t.version, strings.Join(verbs, "; "))
 }
 
-func (t *cliTool) run(ctx context.Context, p phase, dir string, want int) (string, error) {
+func (t *cliTool) run(ctx context.Context, p phase, dir string, want int) (outcome, error) {
 	verb := t.verb(p)
 	args := []string{verb, "-f", dir, "-R", "--kubeconfig", t.kubeconfig, "--cache-dir", t.cacheDir}
 	res, err := execute(ctx, t.bin, append(args, t.flags[verb]...)...)
 	if err != nil {
-		return "", err
+		return outcome{}, err
 	}
+	var summary string
 	if p == phaseDiff {
-		return checkDiff(res, want)
+		summary, err = checkDiff(res, want)
+	} else {
+		summary, err = checkApply(res, p.outcome(), want)
 	}
-	return checkApply(res, p.outcome(), want)
+	return outcome{summary: summary, maxRSS: res.maxRSS}, err
 }
 
 // checkApply wants exit status 0 and every object reported with outcome,

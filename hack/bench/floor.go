@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,23 +62,23 @@ func (f *floor) describe() string {
 		f.parallel, floorQPS, floorBurst)
 }
 
-func (f *floor) run(ctx context.Context, p phase, dir string, want int) (string, error) {
+func (f *floor) run(ctx context.Context, p phase, dir string, want int) (outcome, error) {
 	objs, err := f.load(dir)
 	if err != nil {
-		return "", err
+		return outcome{}, err
 	}
 	if len(objs) != want {
-		return "", fmt.Errorf("floor: loaded %d objects from %s, want %d", len(objs), dir, want)
+		return outcome{}, fmt.Errorf("floor: loaded %d objects from %s, want %d", len(objs), dir, want)
 	}
 	switch p {
 	case phaseCreate:
-		return fmt.Sprintf("%d created", want), f.inOrder(ctx, objs, f.create)
+		return outcome{summary: fmt.Sprintf("%d created", want)}, f.inOrder(ctx, objs, f.create)
 	case phaseNoop:
-		return fmt.Sprintf("%d unchanged", want), f.noop(ctx, objs)
+		return outcome{summary: fmt.Sprintf("%d unchanged", want)}, f.noop(ctx, objs)
 	case phaseUpdate:
-		return fmt.Sprintf("%d configured", want), f.inOrder(ctx, objs, f.update)
+		return outcome{summary: fmt.Sprintf("%d configured", want)}, f.inOrder(ctx, objs, f.update)
 	default:
-		return fmt.Sprintf("%d differ", want), f.diff(ctx, objs)
+		return outcome{summary: fmt.Sprintf("%d differ", want)}, f.diff(ctx, objs)
 	}
 }
 
@@ -157,11 +158,11 @@ func (f *floor) patchAll(ctx context.Context, objs []*fileObject, dryRun []strin
 	opts := metav1.PatchOptions{FieldManager: floorOwner, DryRun: dryRun}
 	return forEach(ctx, f.parallel, len(objs), func(ctx context.Context, i int) error {
 		o := objs[i]
-		patch, err := live.patch(o)
+		patch, patchType, err := live.patch(o)
 		if err != nil {
 			return err
 		}
-		if _, err := f.resource(o).Patch(ctx, o.obj.GetName(), types.StrategicMergePatchType, patch, opts); err != nil {
+		if _, err := f.resource(o).Patch(ctx, o.obj.GetName(), patchType, patch, opts); err != nil {
 			return fmt.Errorf("floor: patching %s: %w", o, err)
 		}
 		return nil
@@ -214,20 +215,28 @@ func typedStruct(o *fileObject) (any, error) {
 // lastAppliedKey is the annotation holding the last-applied record.
 const lastAppliedKey = corev1.LastAppliedConfigAnnotation
 
-// computePatch is the strategic merge patch from the last-applied record to
-// the file, the file's new record included.
-func computePatch(o *fileObject, lastApplied string) ([]byte, error) {
-	dataStruct, err := typedStruct(o)
-	if err != nil {
-		return nil, err
-	}
+// computePatch is the patch from the last-applied record to the file, the
+// file's new record included: a strategic merge patch for built-in kinds, a
+// JSON merge patch for custom resources (as kubectl and kapply send them).
+func computePatch(o *fileObject, lastApplied string) ([]byte, types.PatchType, error) {
 	modified, err := o.obj.MarshalJSON()
 	if err != nil {
-		return nil, fmt.Errorf("floor: encoding %s: %w", o, err)
+		return nil, "", fmt.Errorf("floor: encoding %s: %w", o, err)
+	}
+	if !scheme.Scheme.Recognizes(o.obj.GroupVersionKind()) {
+		patch, err := jsonpatch.CreateMergePatch([]byte(lastApplied), modified)
+		if err != nil {
+			return nil, "", fmt.Errorf("floor: computing the patch of %s: %w", o, err)
+		}
+		return patch, types.MergePatchType, nil
+	}
+	dataStruct, err := typedStruct(o)
+	if err != nil {
+		return nil, "", err
 	}
 	patch, err := strategicpatch.CreateTwoWayMergePatch([]byte(lastApplied), modified, dataStruct)
 	if err != nil {
-		return nil, fmt.Errorf("floor: computing the patch of %s: %w", o, err)
+		return nil, "", fmt.Errorf("floor: computing the patch of %s: %w", o, err)
 	}
-	return patch, nil
+	return patch, types.StrategicMergePatchType, nil
 }

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
@@ -196,13 +197,13 @@ func (l liveSet) lastApplied(o *fileObject) (string, error) {
 
 // patch is the patch that brings o's live object to the file, which must
 // differ from it.
-func (l liveSet) patch(o *fileObject) ([]byte, error) {
+func (l liveSet) patch(o *fileObject) ([]byte, types.PatchType, error) {
 	applied, err := l.lastApplied(o)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if applied == o.applied {
-		return nil, fmt.Errorf("floor: %s is the same as its file, want a change", o)
+		return nil, "", fmt.Errorf("floor: %s is the same as its file, want a change", o)
 	}
 	return computePatch(o, applied)
 }

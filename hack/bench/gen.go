@@ -39,10 +39,24 @@ func newTree(dir, prefix string, cfg config) (*tree, error) {
 	return &tree{dir: dir, prefix: prefix, objects: cfg.objects, namespaces: cfg.namespaces, templates: tmpl}, nil
 }
 
-// workloadKinds are the templates of the objects other than Namespaces, in
-// the order they take turns.
+// workloadKinds are the templates of the objects other than Namespaces:
+// every tenth is a custom resource (see crdManifest), the built-in kinds
+// take turns in the others.
 func workloadKinds() []string {
-	return []string{"configmap", "deployment", "service"}
+	return []string{"widget", "configmap", "deployment", "service"}
+}
+
+// widgetEvery is how often a custom resource comes among the workloads.
+const widgetEvery = 10
+
+// kindOf is the template of the i-th object other than the Namespaces.
+func kindOf(i int) string {
+	kinds := workloadKinds()
+	if i%widgetEvery == 0 {
+		return kinds[0]
+	}
+	builtin := kinds[1:]
+	return builtin[(i-i/widgetEvery-1)%len(builtin)]
 }
 
 // write renders every manifest of the tree at this generation, replacing
@@ -68,11 +82,10 @@ func (t *tree) list(gen int) []object {
 		name := fmt.Sprintf("%s-%d", t.prefix, i)
 		objs = append(objs, object{Kind: "namespace", Name: name, Index: i, Gen: gen, Dir: "00-namespaces"})
 	}
-	kinds := workloadKinds()
 	for i := range t.objects - t.namespaces {
 		ns := fmt.Sprintf("%s-%d", t.prefix, i%t.namespaces)
 		name := fmt.Sprintf("app-%04d", i)
-		objs = append(objs, object{Kind: kinds[i%len(kinds)], Name: name, Namespace: ns, Index: i, Gen: gen,
+		objs = append(objs, object{Kind: kindOf(i), Name: name, Namespace: ns, Index: i, Gen: gen,
 			Dir: fmt.Sprintf("sub-%02d", i/t.namespaces%subdirs)})
 	}
 	return objs
@@ -189,4 +202,70 @@ spec:
   - name: metrics
     port: 9090
     targetPort: 9090
+{{end}}
+{{define "widget"}}apiVersion: bench.kapply.io/v1
+kind: Widget
+metadata:
+  name: {{.Name}}
+  namespace: {{.Namespace}}
+  labels:
+    app: {{.Name}}
+    bench.kapply.io/generation: "{{.Gen}}"
+spec:
+  size: {{.Index}}
+  image: registry.example/widget:3.{{.Gen}}.0
+  rules:
+  - name: http
+    port: 80
+    path: /{{.Name}}/{{.Gen}}
+  - name: metrics
+    port: 9090
+    path: /metrics
 {{end}}`
+
+// crdManifest is the CRD of the Widgets, which the benchmark creates once,
+// before any tool runs, so that every tool (kubectl cannot apply a CRD and
+// its resources in one run) applies custom resources of an established
+// kind. Its rules are a map list, merged by name.
+const crdManifest = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.bench.kapply.io
+spec:
+  group: bench.kapply.io
+  scope: Namespaced
+  names:
+    plural: widgets
+    singular: widget
+    kind: Widget
+    listKind: WidgetList
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                type: integer
+              image:
+                type: string
+              rules:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name:
+                      type: string
+                    port:
+                      type: integer
+                    path:
+                      type: string
+`

@@ -38,8 +38,13 @@ type config struct {
 	runs       int
 	kapply     string
 	kubectl    string
+	kapp       string
 	out        string
 	keep       bool
+	// writeTree, when set, is where to write one tree (prefix bench, at
+	// generation) instead of measuring: for profiling one tool by hand.
+	writeTree  string
+	generation int
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -52,8 +57,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.runs, "runs", 1, "repetitions of the whole sequence, each in fresh namespaces; the table shows medians")
 	fs.StringVar(&cfg.kapply, "kapply", "bin/kapply", "the kapply binary to measure")
 	fs.StringVar(&cfg.kubectl, "kubectl", "kubectl", "the kubectl binary, looked up on PATH; empty to leave kubectl out")
+	fs.StringVar(&cfg.kapp, "kapp", "bin/kapp", "the Carvel kapp binary (make kapp-bin); empty to leave kapp out, skipped when missing")
 	fs.StringVar(&cfg.out, "out", "", "also write the table as markdown to this file")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work folder (trees, kubeconfig) instead of removing it")
+	fs.StringVar(&cfg.writeTree, "write-tree", "", "only write a tree of -objects (Namespaces bench-0..) at -generation into this folder, for profiling by hand (the Widgets' CRD: -write-tree's crd.yaml)")
+	fs.IntVar(&cfg.generation, "generation", 0, "with -write-tree: the generation (0 create, 1 update, 2 diff)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -85,6 +93,9 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	if cfg.writeTree != "" {
+		return writeTree(cfg)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	work, err := os.MkdirTemp("", "kapply-bench-")
@@ -102,6 +113,9 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 }
 
 func bench(ctx context.Context, cfg config, cluster *testcluster.Cluster, work string, stdout, stderr io.Writer) error {
+	if err := createCRD(ctx, cluster.Config); err != nil {
+		return err
+	}
 	tools, notes, err := detectTools(ctx, cfg, cluster, work)
 	if err != nil {
 		return err
@@ -121,6 +135,18 @@ func bench(ctx context.Context, cfg config, cluster *testcluster.Cluster, work s
 		return fmt.Errorf("writing the table to %s: %w", cfg.out, err)
 	}
 	return nil
+}
+
+// writeTree writes one tree, and the Widgets' CRD beside it as crd.yaml.
+func writeTree(cfg config) error {
+	tr, err := newTree(filepath.Join(cfg.writeTree, "tree"), "bench", cfg)
+	if err != nil {
+		return err
+	}
+	if err := tr.write(cfg.generation); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(cfg.writeTree, "crd.yaml"), []byte(crdManifest), 0o644)
 }
 
 func cleanWork(work string, keep bool, stderr io.Writer) error {

@@ -13,12 +13,15 @@ import (
 type results struct {
 	tools []string // in the order of the table's columns
 	times map[phase]map[string][]time.Duration
+	// rss are the peak resident set sizes, in bytes, of the tools that run
+	// as processes.
+	rss map[phase]map[string][]int64
 }
 
 // measure runs every phase of every run for every tool, interleaving the
 // tools phase by phase so that they see the cluster in the same state.
 func measure(ctx context.Context, cfg config, tools []tool, work string, stderr io.Writer) (*results, error) {
-	res := &results{times: map[phase]map[string][]time.Duration{}}
+	res := &results{times: map[phase]map[string][]time.Duration{}, rss: map[phase]map[string][]int64{}}
 	for _, t := range tools {
 		res.tools = append(res.tools, t.name())
 	}
@@ -59,36 +62,53 @@ func measurePhase(ctx context.Context, p phase, tools []tool, trees []*tree, wan
 			logf(stderr, "%-7s %-6s skipped: not supported", t.name(), p)
 			continue
 		}
-		d, err := measureOne(ctx, t, p, trees[i], want, stderr)
+		d, out, err := measureOne(ctx, t, p, trees[i], want, stderr)
 		if err != nil {
 			return err
 		}
-		res.add(p, t.name(), d)
+		res.add(p, t.name(), d, out.maxRSS)
 	}
 	return nil
 }
 
 // measureOne writes the phase's generation of the tree, then times the tool
 // on it; the time includes checking the outcome, which is negligible.
-func measureOne(ctx context.Context, t tool, p phase, tr *tree, want int, stderr io.Writer) (time.Duration, error) {
+func measureOne(ctx context.Context, t tool, p phase, tr *tree, want int, stderr io.Writer) (time.Duration, outcome, error) {
 	if err := tr.write(p.generation()); err != nil {
-		return 0, err
+		return 0, outcome{}, err
 	}
 	start := time.Now()
-	summary, err := t.run(ctx, p, tr.dir, want)
+	out, err := t.run(ctx, p, tr.dir, want)
 	elapsed := time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s failed after %.2fs: %w", t.name(), p, elapsed.Seconds(), err)
+		return 0, out, fmt.Errorf("%s %s failed after %.2fs: %w", t.name(), p, elapsed.Seconds(), err)
 	}
-	logf(stderr, "%-7s %-6s %8.2fs  %s", t.name(), p, elapsed.Seconds(), summary)
-	return elapsed, nil
+	rss := ""
+	if out.maxRSS > 0 {
+		rss = fmt.Sprintf(", peak RSS %s", formatRSS(out.maxRSS))
+	}
+	logf(stderr, "%-7s %-6s %8.2fs  %s%s", t.name(), p, elapsed.Seconds(), out.summary, rss)
+	return elapsed, out, nil
 }
 
-func (r *results) add(p phase, tool string, d time.Duration) {
+func (r *results) add(p phase, tool string, d time.Duration, rss int64) {
 	if r.times[p] == nil {
 		r.times[p] = map[string][]time.Duration{}
+		r.rss[p] = map[string][]int64{}
 	}
 	r.times[p][tool] = append(r.times[p][tool], d)
+	if rss > 0 {
+		r.rss[p][tool] = append(r.rss[p][tool], rss)
+	}
+}
+
+// maxRSS is the highest peak RSS of a tool in a phase over the runs; ok is
+// false when it is not known.
+func (r *results) maxRSS(p phase, tool string) (int64, bool) {
+	if len(r.rss[p][tool]) == 0 {
+		return 0, false
+	}
+	return slices.Max(r.rss[p][tool]), true
 }
 
 // median is the median time of a tool in a phase; ok is false when the tool

@@ -9,10 +9,11 @@ import (
 	"time"
 )
 
-// The targets of the issue.
+// The targets of the issues.
 const (
 	targetVsKubectl = 10.0 // kubectl/kapply at least
-	targetVsFloor   = 2.0  // kapply/floor at most
+	targetVsKapp    = 3.0  // kapp/kapply at least
+	targetVsFloor   = 1.3  // kapply/floor at most
 )
 
 // table is the report: notes, then one row per phase.
@@ -27,24 +28,39 @@ type table struct {
 func newTable(cfg config, res *results, notes []string) *table {
 	t := &table{columns: []string{"phase"}}
 	t.notes = append([]string{
-		fmt.Sprintf("%s; %d objects per tool (%d Namespaces, ConfigMaps, Deployments with two containers, headless Services) in %d folders; parallel %d; runs %d (medians)",
-			time.Now().Format(time.DateTime), cfg.objects, cfg.namespaces, subdirs, cfg.parallel, cfg.runs),
+		fmt.Sprintf("%s; %d objects per tool (%d Namespaces; every %dth other object a Widget custom resource, the rest ConfigMaps, Deployments with two containers, headless Services) in %d folders; parallel %d; runs %d (medians; RSS: the highest)",
+			time.Now().Format(time.DateTime), cfg.objects, cfg.namespaces, widgetEvery, subdirs, cfg.parallel, cfg.runs),
 	}, notes...)
 	t.columns = append(t.columns, res.tools...)
-	hasKubectl := slices.Contains(res.tools, nameKubectl)
+	hasKubectl, hasKapp := slices.Contains(res.tools, nameKubectl), slices.Contains(res.tools, nameKapp)
 	if hasKubectl {
 		t.columns = append(t.columns, "kubectl/kapply")
 	}
-	t.columns = append(t.columns, "kapply/floor")
-	for _, p := range allPhases() {
-		t.rows = append(t.rows, t.row(res, p, hasKubectl))
+	if hasKapp {
+		t.columns = append(t.columns, "kapp/kapply")
 	}
-	t.notes = append(t.notes, fmt.Sprintf("targets: kubectl/kapply >= %gx, kapply/floor <= %gx: %d of %d met",
-		targetVsKubectl, targetVsFloor, t.met, t.targets))
+	t.columns = append(t.columns, "kapply/floor")
+	var measured []string
+	for _, tool := range res.tools {
+		if tool != nameFloor {
+			measured = append(measured, tool)
+			t.columns = append(t.columns, "RSS "+tool)
+		}
+	}
+	for _, p := range allPhases() {
+		row := t.row(res, p, hasKubectl, hasKapp)
+		for _, tool := range measured {
+			rss, ok := res.maxRSS(p, tool)
+			row = append(row, formatRSSCell(rss, ok))
+		}
+		t.rows = append(t.rows, row)
+	}
+	t.notes = append(t.notes, fmt.Sprintf("targets: kubectl/kapply >= %gx, kapp/kapply >= %gx, kapply/floor <= %gx: %d of %d met",
+		targetVsKubectl, targetVsKapp, targetVsFloor, t.met, t.targets))
 	return t
 }
 
-func (t *table) row(res *results, p phase, hasKubectl bool) []string {
+func (t *table) row(res *results, p phase, hasKubectl, hasKapp bool) []string {
 	row := []string{string(p)}
 	for _, tool := range res.tools {
 		d, ok := res.median(p, tool)
@@ -52,6 +68,9 @@ func (t *table) row(res *results, p phase, hasKubectl bool) []string {
 	}
 	if hasKubectl {
 		row = append(row, t.ratio(res, p, nameKubectl, nameKapply, func(r float64) bool { return r >= targetVsKubectl }))
+	}
+	if hasKapp {
+		row = append(row, t.ratio(res, p, nameKapp, nameKapply, func(r float64) bool { return r >= targetVsKapp }))
 	}
 	return append(row, t.ratio(res, p, nameKapply, nameFloor, func(r float64) bool { return r <= targetVsFloor }))
 }
@@ -78,6 +97,17 @@ func formatTime(d time.Duration, ok bool) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+func formatRSS(b int64) string {
+	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+}
+
+func formatRSSCell(b int64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return formatRSS(b)
 }
 
 // writeText prints the notes and an aligned table.

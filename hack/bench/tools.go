@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/kapply/kapply/internal/testcluster"
 )
@@ -17,12 +18,21 @@ import (
 type tool interface {
 	name() string
 	supports(p phase) bool
-	run(ctx context.Context, p phase, dir string, want int) (string, error)
+	run(ctx context.Context, p phase, dir string, want int) (outcome, error)
+}
+
+// outcome is what a tool's run of a phase left: a short summary and, for a
+// separate process, its peak resident set size (0 when unknown: the floor
+// runs in the benchmark's process).
+type outcome struct {
+	summary string
+	maxRSS  int64 // bytes
 }
 
 // Tool names, also the table's columns in this order.
 const (
 	nameKubectl = "kubectl"
+	nameKapp    = "kapp"
 	nameKapply  = "kapply"
 	nameFloor   = "floor"
 )
@@ -46,6 +56,20 @@ func detectTools(ctx context.Context, cfg config, c *testcluster.Cluster, work s
 	default:
 		tools, notes = append([]tool{kubectl}, tools...), append(notes, kubectl.describe())
 	}
+	kapp, err := newKapp(ctx, cfg.kapp, c.Kubeconfig, cfg.parallel)
+	switch {
+	case cfg.kapp == "":
+		notes = append(notes, "kapp: left out (-kapp '')")
+	case errors.Is(err, exec.ErrNotFound):
+		notes = append(notes, fmt.Sprintf("kapp: %s not found, its column is skipped (make kapp-bin builds it)", cfg.kapp))
+	case err != nil:
+		return nil, nil, err
+	default:
+		// After kubectl, before kapply: the table's column order.
+		at := len(tools) - 1
+		tools = append(tools[:at], append([]tool{kapp}, tools[at:]...)...)
+		notes = append(notes, kapp.describe())
+	}
 	floor, err := newFloor(c.Config, cfg.parallel)
 	if err != nil {
 		return nil, nil, err
@@ -59,6 +83,7 @@ type result struct {
 	stdout  string
 	stderr  string
 	code    int
+	maxRSS  int64 // bytes, from the process's resource usage
 }
 
 // execute runs a command to its end; a non-zero exit status is a result,
@@ -69,6 +94,11 @@ func execute(ctx context.Context, bin string, args ...string) (result, error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	res := result{cmdline: bin + " " + strings.Join(args, " "), stdout: stdout.String(), stderr: stderr.String()}
+	if cmd.ProcessState != nil {
+		if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			res.maxRSS = usage.Maxrss * 1024 // KiB on Linux
+		}
+	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		res.code = exit.ExitCode()

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+)
+
+// Environment variables naming profile files, for performance work
+// (hack/bench, issue 13): not flags, so that no command's help or kubectl
+// parity changes for a developer's tool.
+const (
+	cpuProfileEnv = "KAPPLY_CPUPROFILE"
+	memProfileEnv = "KAPPLY_MEMPROFILE"
+)
+
+// startProfiles starts the CPU profile when asked for and returns the
+// function that ends it and writes the heap profile; a profile that cannot
+// be written is reported on stderr and never changes the outcome.
+func startProfiles(stderr io.Writer) (stop func()) {
+	var cpu *os.File
+	if path := os.Getenv(cpuProfileEnv); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "Warning: no CPU profile: %v\n", err)
+		} else {
+			cpu = f
+		}
+	}
+	return func() {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			cpu.Close()
+		}
+		if path := os.Getenv(memProfileEnv); path != "" {
+			if err := writeHeapProfile(path); err != nil {
+				fmt.Fprintf(stderr, "Warning: no heap profile: %v\n", err)
+			}
+		}
+	}
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	// Up to date figures: the profile is of the last completed GC cycle.
+	runtime.GC()
+	return pprof.Lookup("allocs").WriteTo(f, 0)
+}
