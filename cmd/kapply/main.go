@@ -10,5 +10,8 @@ import (
 
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	os.Exit(exitCode(run(os.Args[1:], streams), streams.ErrOut))
+	stopProfiles := startProfiles(streams.ErrOut)
+	code := exitCode(run(os.Args[1:], streams), streams.ErrOut)
+	stopProfiles()
+	os.Exit(code)
 }
