@@ -10,6 +10,7 @@ import (
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/merge"
+	"github.com/kapply/kapply/pkg/schema"
 )
 
 // ConflictError refuses an object under NoOverwrite (kubectl's
@@ -29,9 +30,10 @@ func (e *ConflictError) Error() string {
 		strings.Join(names, ", "))
 }
 
-// refuseConflicts is NoOverwrite's check of a plan against the changes
-// made live since the last apply (last; nil without a record).
-func refuseConflicts(last map[string]any, live *unstructured.Unstructured, plan *merge.Plan) error {
+// refuseConflicts is NoOverwrite's check of a plan of file (with its new
+// record) against the changes made live since the last apply (last; nil
+// without a record).
+func refuseConflicts(kind *schema.Kind, last, file map[string]any, live *unstructured.Unstructured, plan *merge.Plan) error {
 	// The record is the tool's own: it changes on every apply.
 	current := withoutRecord(live).Object
 	secret := lastapplied.IsSecret(live.Object)
@@ -43,7 +45,7 @@ func refuseConflicts(last map[string]any, live *unstructured.Unstructured, plan 
 		return secret && len(path) == 2 && slices.Contains(lastapplied.SecretFields(), path[0].Field) &&
 			lastapplied.MatchesRedacted(recorded, path[0].Field, path[1].Field, value)
 	}
-	if fields := plan.Conflicts(last, current, same); len(fields) > 0 {
+	if fields := plan.Conflicts(kind, last, file, current, same); len(fields) > 0 {
 		return &ConflictError{Fields: fields}
 	}
 	return nil

@@ -142,7 +142,7 @@ func (r *runner) plan(o *load.Object, live *unstructured.Unstructured) (*merge.P
 		return nil, warnings, err
 	}
 	if r.opts.NoOverwrite {
-		if err := refuseConflicts(last, live, plan); err != nil {
+		if err := refuseConflicts(kind, last, file.Object, live, plan); err != nil {
 			return nil, warnings, err
 		}
 	}

@@ -38,6 +38,16 @@ func TestConflicts(t *testing.T) {
 			`spec: {template: {spec: {containers: [{name: web, image: b}, {name: side, image: s}]}}}`,
 			`spec: {template: {spec: {containers: [{name: web, image: a}, {name: side, image: t}]}}}`,
 			[]string{"spec.template.spec.containers[name=side].image"}},
+		{"the file reorders a list someone changed",
+			`metadata: {finalizers: [a, b]}`,
+			`metadata: {finalizers: [b, a]}`,
+			`metadata: {finalizers: [a, b, c]}`,
+			nil},
+		{"the file deletes (null) what someone changed",
+			`spec: {strategy: {type: RollingUpdate}}`,
+			`spec: {strategy: null}`,
+			`spec: {strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 2}}}`,
+			[]string{"spec.strategy"}},
 		{"no record: an existing field changed", ``, `spec: {replicas: 2}`, `spec: {replicas: 1}`, []string{"spec.replicas"}},
 		{"no record: a new field", ``, `spec: {paused: true}`, `spec: {replicas: 1}`, nil},
 	}
@@ -50,7 +60,7 @@ func TestConflicts(t *testing.T) {
 			f, c := decodeYAML(t, tc.f), decodeYAML(t, tc.c)
 			plan := checkAgainstOracle(t, dep, l, f, c)
 			var got []string
-			for _, p := range plan.Conflicts(l, c, nil) {
+			for _, p := range plan.Conflicts(dep.kind, l, f, c, nil) {
 				got = append(got, p.String())
 			}
 			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
