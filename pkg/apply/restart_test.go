@@ -80,18 +80,30 @@ func TestApplyRetriesAServerThatIsRestarting(t *testing.T) {
 }
 
 // TestApplyGivesUpOnAnUnreachableServer: with no server, one clear error
-// says nothing was applied, after the backoff, not one error per object.
+// — kubectl's sentence, naming the host — at once, not one error per
+// object and not after the retry bound: a connection refused on the first
+// request means a wrong host or port, which waiting does not cure.
 func TestApplyGivesUpOnAnUnreachableServer(t *testing.T) {
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
 	flags := genericclioptions.NewConfigFlags(false)
 	server := down.URL
 	flags.APIServer = &server
-	_, err := runFiles(context.Background(), flags, []string{"testdata-does-not-matter.yaml"}, apply.Options{
-		Backoff: wait.Backoff{Steps: 3, Duration: 10 * time.Millisecond, Factor: 2},
+	dir := t.TempDir()
+	manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n"
+	if err := os.WriteFile(filepath.Join(dir, "cms.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	events, err := runFiles(context.Background(), flags, []string{dir}, apply.Options{
+		Backoff: wait.Backoff{Steps: 3, Duration: time.Second, Factor: 2},
 	}, nil)
-	if err == nil || !strings.Contains(err.Error(), "nothing was applied") || !strings.Contains(err.Error(), server) {
-		t.Errorf("err = %v", err)
+	host := strings.TrimPrefix(server, "http://")
+	if err == nil || !strings.Contains(err.Error(), "The connection to the server "+host+" was refused") || len(events) != 0 {
+		t.Errorf("events %d, err = %v", len(events), err)
+	}
+	if took := time.Since(start); took > 900*time.Millisecond {
+		t.Errorf("gave up after %s: the backoff was waited", took)
 	}
 }
 
