@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/resource"
 )
 
 // Files says which files to load, as kubectl's -f, -R and -k do.
@@ -22,23 +21,7 @@ type Files struct {
 // could read and, separately, one error per file (or document) it could not;
 // a bad file never hides the good ones.
 func Load(getter genericclioptions.RESTClientGetter, files Files, selector string) ([]*Object, []error) {
-	builder := resource.NewBuilder(getter).
-		Unstructured().
-		Local().
-		ContinueOnError()
-	if selector != "" {
-		builder = builder.LabelSelectorParam(selector)
-	}
-	result := builder.
-		FilenameParam(false, &resource.FilenameOptions{
-			Filenames: files.Filenames,
-			Recursive: files.Recursive,
-			Kustomize: files.Kustomize,
-		}).
-		Flatten().
-		Do()
-	infos, err := result.Infos()
-	errs := splitErrors(err)
+	infos, errs := readInfos(getter, files, selector)
 	var objects []*Object
 	read := map[string]int{}
 	for _, info := range infos {

@@ -131,6 +131,9 @@ func lossError(doc []byte) error {
 	if err, isJSON := jsonDuplicateKey(doc); isJSON {
 		return err
 	}
+	if plainUniqueKeys(doc) {
+		return nil
+	}
 	_, err := sigsyaml.YAMLToJSONStrict(doc)
 	if err == nil || !strings.Contains(err.Error(), "already set in map") {
 		return nil
