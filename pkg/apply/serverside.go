@@ -22,11 +22,11 @@ import (
 // lastAppliedFieldPath is where the client-side record lives in managedFields.
 var lastAppliedFieldPath = fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", "annotations", lastapplied.Annotation))
 
-// serverSideApply sends the file as an apply patch. The object keeps a
-// last-applied record, so a later switch back to client-side apply still
-// knows what the file set: under kubectl's manager, the record is kept as
-// kubectl keeps it (see applyAsKubectl); under another, the patch carries
-// it. An object last written by client-side apply first has its
+// serverSideApply sends the file as an apply patch. Under kubectl's
+// manager the object keeps a last-applied record, so a later switch back to
+// client-side apply still knows what the file set: kept as kubectl keeps it
+// (see applyAsKubectl), or carried in the patch when only a packed one
+// fits; under another manager it has none, as with kubectl. An object last written by client-side apply first has its
 // managedFields upgraded (client-go's csaupgrade, as kubectl does), so
 // fields the file drops from now on are deleted rather than left to the old
 // client-side manager.
@@ -50,6 +50,11 @@ func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInt
 		warnings = append(warnings, secretRecordWarning(o, applied)...)
 	case r.recordAsKubectl(body):
 		applied, err = r.applyAsKubectl(ctx, client, live, body)
+	case r.opts.FieldManager != ServerSideFieldManager:
+		// As kubectl: a manager of the user's own applies without the
+		// record, and once it owns the record (csaupgrade above) the server
+		// drops it — the object has moved to server-side apply.
+		applied, err = r.sendApply(ctx, client, withoutRecord(body), r.opts.FieldManager)
 	default:
 		applied, err = r.sendApply(ctx, client, body, r.opts.FieldManager)
 	}

@@ -117,7 +117,7 @@ func secretRecordWarning(o *load.Object, applied *unstructured.Unstructured) []s
 	}
 	return []string{fmt.Sprintf("%s: the API server rewrote this Secret's last-applied record with its values in clear, as it does for every "+
 		"server-side apply of the field manager %q to an object that keeps a record (here owned by %s); "+
-		"an Options.FieldManager of your own keeps kapply's redacted record instead", o.Ref(), ServerSideFieldManager, ownerNames(applied))}
+		"with an Options.FieldManager of your own the object keeps no record at all", o.Ref(), ServerSideFieldManager, ownerNames(applied))}
 }
 
 func ownerNames(obj *unstructured.Unstructured) string {

@@ -23,9 +23,6 @@ var deliberate = map[string]string{
 	// multi-resource-1.yaml: a Pod before its Namespace. kubectl fails the
 	// Pod; kapply applies Namespaces first, so both are created.
 	"run_kubectl_apply_tests": "apply.sh:341",
-	// A custom --field-manager moving from client- to server-side apply:
-	// kubectl drops the last-applied record, kapply keeps one.
-	"run_kubectl_server_side_apply_tests": "apply.sh:613",
 }
 
 func TestKubectlCommandSuites(t *testing.T) {
