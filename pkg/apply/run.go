@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
@@ -182,10 +183,35 @@ func (r *runner) applyPhase(ctx context.Context, objects []*load.Object, indexes
 		ready = append(ready, i)
 	}
 	ready = r.refuseDuplicates(objects, ready, done)
+	schemas := r.prefetchSchemas(objects, ready)
 	lives := r.prefetch(ctx, objects, ready)
 	forEachLimit(ready, r.opts.Parallel, func(i int) {
 		done(i, r.applyOne(ctx, objects[i], lives))
 	})
+	schemas.Wait()
+}
+
+// prefetchSchemas resolves the schema of every kind of the phase while its
+// live objects are listed, instead of when the first object of a kind is
+// planned, after the lists (on 1000 objects, a tenth of a no-op apply went
+// waiting for OpenAPI documents one group-version at a time). The resolver
+// computes each kind once, errors included, so planning sees what it would
+// have seen resolving the kind itself. Server-side apply plans nothing.
+func (r *runner) prefetchSchemas(objects []*load.Object, indexes []int) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	if r.opts.ServerSide || r.schemas == nil {
+		return &wg
+	}
+	seen := map[k8sschema.GroupVersionKind]bool{}
+	for _, i := range indexes {
+		gvk := objects[i].Obj.GroupVersionKind()
+		if seen[gvk] {
+			continue
+		}
+		seen[gvk] = true
+		wg.Go(func() { _, _ = r.schemas.Kind(gvk) })
+	}
+	return &wg
 }
 
 // report hands object i's final event to OnEvent.
