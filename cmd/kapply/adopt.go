@@ -63,7 +63,7 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 	}
 	targets, err := load.ReadFiles(getter, opts.files.options())
 	if err != nil {
-		return withCode(exitError, err)
+		return readFailed(err)
 	}
 	resolver, err := newSchemaResolver(getter)
 	if err != nil {

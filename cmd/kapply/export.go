@@ -61,7 +61,7 @@ func runExport(getter *genericclioptions.ConfigFlags, streams genericiooptions.I
 	}
 	targets, err := load.ReadLive(getter, args, load.Files{})
 	if err != nil {
-		return withCode(exitError, err)
+		return readFailed(err)
 	}
 	for _, t := range targets {
 		clean, notes := export.Export(t.Obj)

@@ -82,7 +82,7 @@ func newLastAppliedViewCommand(getter *genericclioptions.ConfigFlags, streams ge
 func runLastAppliedView(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts lastAppliedViewOptions) error {
 	targets, err := load.ReadLive(getter, args, opts.files.options())
 	if err != nil {
-		return withCode(exitError, err)
+		return readFailed(err)
 	}
 	for _, t := range targets {
 		out, err := lastapplied.View(t.Obj, opts.output)
@@ -133,7 +133,7 @@ func runLastAppliedSet(ctx context.Context, getter *genericclioptions.ConfigFlag
 	}
 	targets, err := load.ReadFiles(getter, opts.files.options())
 	if err != nil {
-		return withCode(exitError, err)
+		return readFailed(err)
 	}
 	pending := make([]apply.RecordPatch, 0, len(targets))
 	for _, t := range targets {
@@ -170,7 +170,7 @@ func newLastAppliedEditCommand(getter *genericclioptions.ConfigFlags, streams ge
 func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts lastAppliedEditOptions) error {
 	targets, err := load.ReadLive(getter, args, opts.files.options())
 	if err != nil {
-		return withCode(exitError, err)
+		return readFailed(err)
 	}
 	// Each object is edited and written in turn, so one that fails (a bad
 	// edit, a rejected write) does not stop the others: earlier ones are

@@ -64,7 +64,7 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	}
 	targets, err := load.ReadFiles(getter, opts.files.options())
 	if err != nil {
-		return withCode(exitError, err)
+		return readFailed(err)
 	}
 	pending := make([]apply.RecordPatch, 0, len(targets))
 	for _, t := range targets {

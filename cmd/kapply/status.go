@@ -67,7 +67,9 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	}
 	targets, err := load.ReadFiles(getter, opts.files.options())
 	if err != nil {
-		return withCode(exitError, err)
+		// Exit 1 is drift: a refused server is kubectl's sentence, exit 2.
+		unreachable, _ := asUnreachable(err)
+		return withCode(exitError, unreachable)
 	}
 	resolver, err := newSchemaResolver(getter)
 	if err != nil {
