@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,7 +34,8 @@ func TestDeleteTreeInOrder(t *testing.T) {
 		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
 	}
 	r := kapply(t, "delete", "-f", dir)
-	want := fmt.Sprintf("widget.%[1]s/w1 deleted\nwidget.%[1]s/w2 deleted\nconfigmap/cm deleted\ncustomresourcedefinition.apiextensions.k8s.io/widgets.%[1]s deleted\nnamespace/%[2]s deleted\n", group, ns)
+	want := fmt.Sprintf("widget.%[1]s \"w1\" deleted from %[2]s namespace\nwidget.%[1]s \"w2\" deleted from %[2]s namespace\nconfigmap \"cm\" deleted from %[2]s namespace\n"+
+		"customresourcedefinition.apiextensions.k8s.io \"widgets.%[1]s\" deleted\nnamespace \"%[2]s\" deleted\n", group, ns)
 	if r.code != 0 || r.stdout != want {
 		t.Fatalf("delete: exit %d\n%s\nwant\n%s\n%s", r.code, r.stdout, want, r.stderr)
 	}
@@ -63,17 +67,52 @@ func TestDeleteDryRunAndWait(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n"})
 	mustApply(t, dir, ns, "configmap/cm created\n")
 	for _, mode := range []string{"client", "server"} {
-		if r := kapply(t, "delete", "-f", dir, "-n", ns, "--dry-run="+mode); r.code != 0 || !strings.HasPrefix(r.stdout, "configmap/cm deleted (") {
+		if r := kapply(t, "delete", "-f", dir, "-n", ns, "--dry-run="+mode); r.code != 0 || r.stdout != fmt.Sprintf("configmap \"cm\" deleted from %s namespace (%sdry run)\n", ns, map[string]string{"client": "", "server": "server "}[mode]) {
 			t.Errorf("--dry-run=%s: exit %d\n%s\n%s", mode, r.code, r.stdout, r.stderr)
 		}
 	}
 	if len(liveConfigMaps(t, ns)) != 1 {
 		t.Fatalf("a dry run deleted the configmap")
 	}
-	if r := kapply(t, "delete", "-f", dir, "-n", ns, "--wait", "--timeout=20s"); r.code != 0 || r.stdout != "configmap/cm deleted\n" {
+	if r := kapply(t, "delete", "-f", dir, "-n", ns, "--wait", "--timeout=20s"); r.code != 0 || r.stdout != fmt.Sprintf("configmap \"cm\" deleted from %s namespace\n", ns) {
 		t.Errorf("--wait: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if len(liveConfigMaps(t, ns)) != 0 {
 		t.Errorf("configmap still there after --wait")
+	}
+}
+
+// TestDeleteLinesAsKubectl: kapply delete prints kubectl 1.37's lines
+// (`configmap "cm" deleted from NS namespace`); compared with kubectl
+// v1.37.1 itself when hack/kubectlcmd built it (bin/kubectlcmd/kubectl).
+func TestDeleteLinesAsKubectl(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n"})
+	for _, mode := range []string{"", "--dry-run=server"} {
+		mustApply(t, dir, ns, "configmap/cm created\n")
+		args := []string{"delete", "-f", dir, "-n", ns}
+		if mode != "" {
+			args = append(args, mode)
+		}
+		ours := kapply(t, args...)
+		suffix := map[string]string{"": "", "--dry-run=server": " (server dry run)"}[mode]
+		if want := fmt.Sprintf("configmap \"cm\" deleted from %s namespace%s\n", ns, suffix); ours.code != 0 || ours.stdout != want {
+			t.Errorf("kapply %v: exit %d, stdout %q, want %q", args, ours.code, ours.stdout, want)
+		}
+		kubectl137, err := filepath.Abs("../../bin/kubectlcmd/kubectl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(kubectl137); err != nil {
+			continue
+		}
+		if mode == "" {
+			mustApply(t, dir, ns, "configmap/cm created\n")
+		}
+		out, err := exec.Command(kubectl137, append(args, "--kubeconfig", cluster.Kubeconfig)...).Output()
+		if err != nil || string(out) != ours.stdout {
+			t.Errorf("kubectl v1.37.1 %v printed %q (%v), kapply %q", args, out, err, ours.stdout)
+		}
 	}
 }

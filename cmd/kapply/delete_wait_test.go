@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func TestDeleteWaitsForFinalizers(t *testing.T) {
 	if err := <-released; err != nil {
 		t.Fatalf("removing the finalizer: %v", err)
 	}
-	if r.code != exitFailed || r.stdout != "configmap/slow deleted\n" ||
+	if r.code != exitFailed || r.stdout != fmt.Sprintf("configmap \"slow\" deleted from %s namespace\n", ns) ||
 		!strings.Contains(r.stderr, "configmap/stuck -n "+ns) || !strings.Contains(r.stderr, "waiting for the deletion to finish") ||
 		!strings.Contains(r.stderr, "Terminating") {
 		t.Errorf("delete --wait: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)

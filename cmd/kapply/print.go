@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/load"
 )
 
 // eventPrinter prints a run's events as kubectl does: a line per object
@@ -114,6 +117,10 @@ func printWarnings(w io.Writer, ev apply.Event) {
 }
 
 func (p *eventPrinter) printLine(streams genericiooptions.IOStreams, ev apply.Event) {
+	if ev.Outcome == apply.Deleted && p.output == "" {
+		fmt.Fprintln(streams.Out, deletedLine(ev.Object, p.suffix))
+		return
+	}
 	printer := printers.NamePrinter{}
 	if p.output == "" {
 		printer.Operation = ev.Outcome.String() + p.suffix
@@ -165,4 +172,15 @@ func errorPrefix(err error) string {
 		}
 	}
 	return "error: "
+}
+
+// deletedLine is kubectl delete's line for a deleted object (kubectl 1.37):
+// `configmap "cm" deleted from shop namespace`, `namespace "shop" deleted`.
+func deletedLine(o *load.Object, suffix string) string {
+	kind := o.Name()[:strings.LastIndex(o.Name(), "/")]
+	line := fmt.Sprintf("%s %q deleted", kind, o.Obj.GetName())
+	if ns := o.Obj.GetNamespace(); ns != "" && (o.Mapping == nil || o.Mapping.Scope.Name() == meta.RESTScopeNameNamespace) {
+		line += fmt.Sprintf(" from %s namespace", ns)
+	}
+	return line + suffix
 }
