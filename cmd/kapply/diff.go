@@ -165,9 +165,12 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 }
 
 // compareEvents turns each event into a comparison; failures and warnings
-// go to w, and failed counts them.
+// go to w, and failed counts them. Each event is emptied once compared: the
+// comparison holds what is printed, and a diff of many objects need not
+// hold every live and dry-run object until the end.
 func compareEvents(w io.Writer, events []apply.Event, opts diff.Options) (comparisons []diff.Comparison, failed int) {
-	for _, ev := range events {
+	for i, ev := range events {
+		events[i] = apply.Event{Outcome: ev.Outcome}
 		printWarnings(w, ev)
 		switch ev.Outcome {
 		case apply.Failed:

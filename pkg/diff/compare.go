@@ -15,10 +15,14 @@ type Comparison struct {
 	Live, After string
 	// Fields counts the leaf fields that differ.
 	Fields int
+	// secret is set for a Secret, whose values explain masks.
+	secret bool
 }
 
 // Compare hides noise, masks Secret values and renders both sides of obj.
-// Neither side is modified.
+// Neither side is modified. The comparison keeps the rendered YAML, not the
+// objects: its Object has no Live nor After, so that a diff of many objects
+// does not hold each one twice more while it prints.
 func Compare(obj Object, opts Options) (Comparison, error) {
 	live, after := hideNoise(obj.Live, opts), hideNoise(obj.After, opts)
 	if isSecret(obj.After) {
@@ -36,6 +40,8 @@ func Compare(obj Object, opts Options) (Comparison, error) {
 		return c, fmt.Errorf("rendering merged %s: %w", obj.Ref, err)
 	}
 	c.Outcome = outcome(live, c)
+	c.secret = isSecret(obj.After)
+	c.Object.Live, c.Object.After = nil, nil
 	return c, nil
 }
 

@@ -31,7 +31,7 @@ func explain(c Comparison, opts Options) string {
 		case ch.Reason == merge.KeptUnmanaged:
 			kept++
 		case opts.ShowManaged || !isNoisePath(ch.Path):
-			lines = append(lines, explainChange(c.Object, ch, opts))
+			lines = append(lines, explainChange(c, ch, opts))
 		}
 	}
 	if kept > 0 {
@@ -44,9 +44,10 @@ func explain(c Comparison, opts Options) string {
 }
 
 // explainChange is one line: path, old and new value, reason, owners.
-func explainChange(obj Object, ch merge.Change, opts Options) string {
+func explainChange(c Comparison, ch merge.Change, opts Options) string {
+	obj := c.Object
 	old, new := formatValue(ch.Old), formatValue(ch.New)
-	if !opts.ShowSecrets && isSecret(obj.After) && isSecretValue(ch.Path) {
+	if !opts.ShowSecrets && c.secret && isSecretValue(ch.Path) {
 		old, new = maskChange(ch.Old, ch.New)
 	}
 	why := ch.Reason.String()
