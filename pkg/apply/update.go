@@ -67,6 +67,12 @@ func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o 
 	}
 	switch {
 	case plan.Empty():
+		// Nothing is sent, in a server dry run (diff) too: apply sends no
+		// request for an empty plan, so nothing of the object would change,
+		// and what the server defaults or admits was done when live was
+		// written. Server-side differences that matter still show: a field
+		// the server rewrites (defaulting, a webhook) differs from the file
+		// in the next plan, which is then not empty and goes to the server.
 		ev.Outcome, ev.Result = Unchanged, live
 		return ev, nil
 	case r.opts.DryRun == ClientDryRun:
