@@ -79,11 +79,12 @@ func (t *kappTool) run(ctx context.Context, p phase, dir string, want int) (outc
 
 // kappOps counts the operations of the changes table, which kapp prints
 // with --tty=false as tab-separated rows: namespace, name, kind, age, op,
-// ... (an empty table when nothing changes).
+// ... (an empty table when nothing changes). Rows without an operation are
+// objects kapp only watches (a Deployment's ReplicaSets).
 func kappOps(stdout string) map[string]int {
 	ops := map[string]int{}
 	for _, line := range strings.Split(stdout, "\n") {
-		if fields := strings.Split(line, "\t"); len(fields) >= 5 {
+		if fields := strings.Split(line, "\t"); len(fields) >= 5 && strings.TrimSpace(fields[4]) != "" {
 			ops[strings.TrimSpace(fields[4])]++
 		}
 	}
