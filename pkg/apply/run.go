@@ -183,21 +183,22 @@ func (r *runner) applyPhase(ctx context.Context, objects []*load.Object, indexes
 		ready = append(ready, i)
 	}
 	ready = r.refuseDuplicates(objects, ready, done)
-	schemas := r.prefetchSchemas(objects, ready)
 	lives := r.prefetch(ctx, objects, ready)
+	schemas := r.prefetchSchemas(objects, ready, lives)
 	forEachLimit(ready, r.opts.Parallel, func(i int) {
 		done(i, r.applyOne(ctx, objects[i], lives))
 	})
 	schemas.Wait()
 }
 
-// prefetchSchemas resolves the schema of every kind of the phase while its
-// live objects are listed, instead of when the first object of a kind is
-// planned, after the lists (on 1000 objects, a tenth of a no-op apply went
-// waiting for OpenAPI documents one group-version at a time). The resolver
-// computes each kind once, errors included, so planning sees what it would
-// have seen resolving the kind itself. Server-side apply plans nothing.
-func (r *runner) prefetchSchemas(objects []*load.Object, indexes []int) *sync.WaitGroup {
+// prefetchSchemas resolves, all at once, the schema of every kind of which
+// a listed object exists and so will be planned, instead of one kind after
+// the other as planning reaches them (on 1000 objects, a tenth of a no-op
+// apply went waiting for OpenAPI documents one group-version at a time).
+// Objects to create need no schema, nor does server-side apply. The
+// resolver computes each kind once, errors included, so planning sees what
+// it would have seen resolving the kind itself.
+func (r *runner) prefetchSchemas(objects []*load.Object, indexes []int, lives *liveIndex) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	if r.opts.ServerSide || r.schemas == nil {
 		return &wg
@@ -205,7 +206,7 @@ func (r *runner) prefetchSchemas(objects []*load.Object, indexes []int) *sync.Wa
 	seen := map[k8sschema.GroupVersionKind]bool{}
 	for _, i := range indexes {
 		gvk := objects[i].Obj.GroupVersionKind()
-		if seen[gvk] {
+		if _, exists, _ := lives.lookup(objects[i]); !exists || seen[gvk] {
 			continue
 		}
 		seen[gvk] = true
