@@ -1,7 +1,6 @@
 package ownership
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 
@@ -43,7 +42,7 @@ func Owners(live *unstructured.Unstructured) (*Ownership, error) {
 			continue
 		}
 		set := &fieldpath.Set{}
-		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+		if err := set.FromJSON(e.FieldsV1.GetRawReader()); err != nil {
 			return nil, fmt.Errorf("decoding the managed fields of %q: %w", e.Manager, err)
 		}
 		o.managers = append(o.managers, managerFields{name: managerName(e), fields: set})
