@@ -59,7 +59,7 @@ func runExport(getter *genericclioptions.ConfigFlags, streams genericiooptions.I
 	default:
 		return withCode(exitError, fmt.Errorf(`--output must be "yaml" or "json", not %q`, opts.output))
 	}
-	targets, err := load.ReadLive(getter, args, load.Files{})
+	targets, err := known(load.ReadLive(getter, args, load.Files{}))
 	if err != nil {
 		return readFailed(err)
 	}

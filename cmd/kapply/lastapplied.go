@@ -80,7 +80,7 @@ func newLastAppliedViewCommand(getter *genericclioptions.ConfigFlags, streams ge
 }
 
 func runLastAppliedView(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts lastAppliedViewOptions) error {
-	targets, err := load.ReadLive(getter, args, opts.files.options())
+	targets, err := known(load.ReadLive(getter, args, opts.files.options()))
 	if err != nil {
 		return readFailed(err)
 	}
@@ -131,7 +131,7 @@ func runLastAppliedSet(ctx context.Context, getter *genericclioptions.ConfigFlag
 	if len(opts.files.filenames) == 0 {
 		return withCode(exitError, errors.New("must specify -f"))
 	}
-	targets, err := load.ReadFiles(getter, opts.files.options())
+	targets, err := known(load.ReadFiles(getter, opts.files.options()))
 	if err != nil {
 		return readFailed(err)
 	}
@@ -168,7 +168,7 @@ func newLastAppliedEditCommand(getter *genericclioptions.ConfigFlags, streams ge
 }
 
 func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts lastAppliedEditOptions) error {
-	targets, err := load.ReadLive(getter, args, opts.files.options())
+	targets, err := known(load.ReadLive(getter, args, opts.files.options()))
 	if err != nil {
 		return readFailed(err)
 	}

@@ -62,7 +62,7 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	targets, err := load.ReadFiles(getter, opts.files.options())
+	targets, err := known(load.ReadFiles(getter, opts.files.options()))
 	if err != nil {
 		return readFailed(err)
 	}

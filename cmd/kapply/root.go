@@ -99,8 +99,10 @@ func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true)
 	var opts rootOptions
 	// Read when a command builds its client, after flags are parsed.
+	warnings := newCommandWarnings(streams.ErrOut)
 	configFlags.WrapConfigFn = func(cfg *rest.Config) *rest.Config {
 		cfg.QPS, cfg.Burst = opts.qps, opts.burst
+		cfg.WarningHandler = warnings
 		return cfg
 	}
 	cmd := &cobra.Command{

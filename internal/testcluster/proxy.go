@@ -36,6 +36,9 @@ type Fault struct {
 	// LoseAnswer forwards the request, waits for the API server's answer
 	// (the write is stored), then resets the client's connection.
 	LoseAnswer bool
+	// Warning, when set, is added to the forwarded answer as a Warning
+	// header (code 299), as an admission webhook's warning arrives.
+	Warning string
 }
 
 // Pass forwards the request untouched.
@@ -141,6 +144,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		p.loseAnswer(w, req)
 	default:
 		p.count("pass")
+		if fault.Warning != "" {
+			// The reverse proxy adds the server's headers to these.
+			w.Header().Add("Warning", fmt.Sprintf("299 - %q", fault.Warning))
+		}
 		p.forward.ServeHTTP(w, req)
 	}
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kapply/kapply/pkg/diff"
+	"github.com/kapply/kapply/pkg/load"
+)
+
+// commandWarnings prints the API server's warnings on requests outside an
+// apply run (the ownership commands, discovery) as kubectl does —
+// "Warning: TEXT" on stderr, each text once — with the values of every
+// Secret the command has read masked (knowSecrets): a warning may quote an
+// object (an admission webhook's, a deprecation's). apply's runs hand their
+// warnings to each object's event instead (pkg/apply), masked by the
+// printer.
+type commandWarnings struct {
+	w io.Writer
+
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// knownSecrets are the Secrets the process has read, whose values no
+// warning prints. A process runs one command; tests that run many in one
+// process only mask more.
+var knownSecrets struct {
+	mu      sync.Mutex
+	secrets []map[string]any
+}
+
+func newCommandWarnings(w io.Writer) *commandWarnings {
+	return &commandWarnings{w: w, seen: map[string]bool{}}
+}
+
+// HandleWarningHeader implements rest.WarningHandler.
+func (c *commandWarnings) HandleWarningHeader(code int, _ string, text string) {
+	if code != 299 || text == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen[text] {
+		return
+	}
+	c.seen[text] = true
+	knownSecrets.mu.Lock()
+	defer knownSecrets.mu.Unlock()
+	fmt.Fprintf(c.w, "Warning: %s\n", diff.MaskSecretText(text, knownSecrets.secrets...))
+}
+
+// knowSecrets adds the values of the Secrets among the objects (and of
+// their records) to those no warning prints.
+func knowSecrets(objects []*load.Object) {
+	var objs []*unstructured.Unstructured
+	for _, o := range objects {
+		objs = append(objs, o.Obj)
+	}
+	secrets := secretsOf(objs...)
+	knownSecrets.mu.Lock()
+	defer knownSecrets.mu.Unlock()
+	knownSecrets.secrets = append(knownSecrets.secrets, secrets...)
+}
+
+// known is knowSecrets for what a read returns, passed through.
+func known(objects []*load.Object, err error) ([]*load.Object, error) {
+	knowSecrets(objects)
+	return objects, err
+}
