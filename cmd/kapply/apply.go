@@ -148,7 +148,9 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	runOpts.Progress = bar.update
 	lines := printer.stream(streams, bar.clear)
 	if lines != nil {
-		runOpts.OnEvent = lines.add
+		// Lines print no object: the run need not keep them, nor read
+		// their managedFields.
+		runOpts.OnEvent, runOpts.Lean, runOpts.NoManagedFields = lines.add, true, true
 	}
 	events, err := runApplyOn(cmd.Context(), getter, opts, runOpts)
 	printed := lines.close()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -119,6 +121,10 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	early := newEarlyComparisons(printer, externalDiff() == "")
+	runOpts.OnEvent, runOpts.Lean = early.add, true
+	// Owners (--explain) and the managedFields diff are read off them.
+	runOpts.NoManagedFields = !opts.showManaged && !opts.explain
 	events, err := runApplyOn(ctx, getter, opts.asApply(""), runOpts)
 	if errors.Is(err, apply.ErrNoObjects) {
 		// kubectl diff shows nothing for files without objects, and exits 0.
@@ -127,13 +133,93 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	events = maskEventSecrets(events)
-	comparisons, failed := compareEvents(streams.ErrOut, events, printer.Options)
+	comparisons, failed := early.collect(streams.ErrOut, events)
 	differ, err := show(ctx, streams, printer, comparisons)
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	return diffExit(failed, len(events), differ)
+}
+
+// earlyComparisons compares each object as soon as its event comes, on the
+// run's workers, so that the run need not keep the objects (apply.Options
+// Lean) and the comparisons hold, unless an external program is to show
+// them, the text of each diff instead of both sides of every object.
+type earlyComparisons struct {
+	printer diff.Printer
+	render  bool
+	mu      sync.Mutex
+	byPlace map[int]comparedEvent
+}
+
+// comparedEvent is one event made ready to print: what goes to stderr
+// (warnings, errors) and the comparison, if any.
+type comparedEvent struct {
+	stderr     string
+	comparison *diff.Comparison
+	failed     bool
+}
+
+func newEarlyComparisons(printer diff.Printer, render bool) *earlyComparisons {
+	return &earlyComparisons{printer: printer, render: render, byPlace: map[int]comparedEvent{}}
+}
+
+// add compares the event of the object at place i; called concurrently.
+func (e *earlyComparisons) add(i int, ev apply.Event) {
+	c := compareEvent(maskEventSecrets([]apply.Event{ev})[0], e.printer.Options)
+	if c.comparison != nil && e.render {
+		rendered, err := e.printer.Rendered(*c.comparison)
+		if err != nil {
+			c = comparedEvent{stderr: c.stderr + fmt.Sprintf("error: %v\n", err), failed: true}
+		} else {
+			c.comparison = &rendered
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.byPlace[i] = c
+}
+
+// collect writes to w, in input order, the warnings and errors of every
+// event, compares the events the run did not hand to add (files that could
+// not be loaded, pruning), and returns the comparisons and how many events
+// failed.
+func (e *earlyComparisons) collect(w io.Writer, events []apply.Event) (comparisons []diff.Comparison, failed int) {
+	for i, ev := range events {
+		c, early := e.byPlace[i]
+		if !early {
+			c = compareEvent(maskEventSecrets([]apply.Event{ev})[0], e.printer.Options)
+		}
+		events[i] = apply.Event{Outcome: ev.Outcome}
+		io.WriteString(w, c.stderr)
+		if c.failed {
+			failed++
+		}
+		if c.comparison != nil {
+			comparisons = append(comparisons, *c.comparison)
+		}
+	}
+	return comparisons, failed
+}
+
+// compareEvent turns an event into a comparison, with its warnings and
+// errors as stderr lines.
+func compareEvent(ev apply.Event, opts diff.Options) comparedEvent {
+	var stderr strings.Builder
+	printWarnings(&stderr, ev)
+	switch ev.Outcome {
+	case apply.Failed:
+		fmt.Fprintf(&stderr, "error: %v\n", ev.Err)
+		return comparedEvent{stderr: stderr.String(), failed: true}
+	case apply.Skipped:
+		return comparedEvent{stderr: stderr.String()}
+	}
+	c, err := diff.Compare(diffObject(&stderr, ev, opts.Explain), opts)
+	if err != nil {
+		fmt.Fprintf(&stderr, "error: %v\n", err)
+		return comparedEvent{stderr: stderr.String(), failed: true}
+	}
+	return comparedEvent{stderr: stderr.String(), comparison: &c}
 }
 
 // asApply is the apply whose dry run diff shows.
@@ -162,33 +248,6 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
 		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color}}
 	return runOpts, printer, err
-}
-
-// compareEvents turns each event into a comparison; failures and warnings
-// go to w, and failed counts them. Each event is emptied once compared: the
-// comparison holds what is printed, and a diff of many objects need not
-// hold every live and dry-run object until the end.
-func compareEvents(w io.Writer, events []apply.Event, opts diff.Options) (comparisons []diff.Comparison, failed int) {
-	for i, ev := range events {
-		events[i] = apply.Event{Outcome: ev.Outcome}
-		printWarnings(w, ev)
-		switch ev.Outcome {
-		case apply.Failed:
-			fmt.Fprintf(w, "error: %v\n", ev.Err)
-			failed++
-			continue
-		case apply.Skipped:
-			continue
-		}
-		c, err := diff.Compare(diffObject(w, ev, opts.Explain), opts)
-		if err != nil {
-			fmt.Fprintf(w, "error: %v\n", err)
-			failed++
-			continue
-		}
-		comparisons = append(comparisons, c)
-	}
-	return comparisons, failed
 }
 
 // diffObject is the event as pkg/diff takes it; with explain, it carries

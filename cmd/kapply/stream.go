@@ -64,7 +64,9 @@ func newLineStream(p *eventPrinter, streams genericiooptions.IOStreams, before f
 func (s *lineStream) add(i int, ev apply.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.waiting[i] = waitingEvent{ev: ev, since: time.Now()}
+	// A line needs no object but to mask a failure's or a warning's Secret
+	// values, and a line held back must not hold its objects too.
+	s.waiting[i] = waitingEvent{ev: ev.Lean(), since: time.Now()}
 	s.releaseInOrder()
 }
 

@@ -41,7 +41,7 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 	slices.Reverse(order)
 	for _, phase := range order {
 		done := make([]Event, len(objects))
-		forEachLimit(phase.indexes, r.opts.Parallel, func(i int) {
+		forEachLimit(each(phase.indexes), r.opts.Parallel, func(i int) {
 			done[i] = r.deleteDeclared(ctx, objects[i], opts.IgnoreNotFound)
 		})
 		if opts.Wait && opts.DryRun == NoDryRun {

@@ -50,6 +50,37 @@ type Event struct {
 	Warnings []string
 }
 
+// Lean is the event as Options.Lean keeps it: without its Plan, Live and
+// Result cut to what identifies the object — unless it failed or has
+// warnings, whose Secret values the objects may be needed to mask.
+func (e Event) Lean() Event {
+	if e.Err != nil || len(e.Warnings) > 0 {
+		return e
+	}
+	e.Plan = nil
+	e.Live, e.Result = identity(e.Live), identity(e.Result)
+	return e
+}
+
+// identity is what names obj: its apiVersion, kind, name, namespace and
+// uid; nil for nil.
+func identity(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if obj == nil {
+		return nil
+	}
+	id := &unstructured.Unstructured{Object: map[string]any{}}
+	id.SetAPIVersion(obj.GetAPIVersion())
+	id.SetKind(obj.GetKind())
+	id.SetName(obj.GetName())
+	if ns := obj.GetNamespace(); ns != "" {
+		id.SetNamespace(ns)
+	}
+	if uid := obj.GetUID(); uid != "" {
+		id.SetUID(uid)
+	}
+	return id
+}
+
 // Summary counts the outcomes of a run.
 type Summary map[Outcome]int
 

@@ -56,6 +56,19 @@ type Options struct {
 	// in Run's result), from concurrent goroutines. Events of files that
 	// could not be loaded and of pruning come only in Run's result.
 	OnEvent func(index int, ev Event)
+	// Lean is for callers that take each object's event in OnEvent and
+	// need of the events Apply returns only what happened: once OnEvent has
+	// an event, the run keeps it without its Plan, and with Live and Result
+	// cut to what identifies the object (apiVersion, kind, name, namespace,
+	// uid) — unless it failed or has warnings, which may need the objects to
+	// mask Secret values in. A run of 10,000 objects then holds the objects
+	// in flight, not every object three times over.
+	Lean bool
+	// NoManagedFields drops metadata.managedFields from the live objects
+	// read by LIST (at 10,000 objects, half of what they weigh) for callers
+	// that neither show them nor read owners from them; server-side apply,
+	// which upgrades client-side owners, reads them anyway.
+	NoManagedFields bool
 	// Backoff spaces the attempts at requests an unavailable server did not
 	// take; zero means DefaultBackoff.
 	Backoff wait.Backoff

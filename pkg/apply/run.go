@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/schema"
@@ -20,6 +20,7 @@ import (
 type runner struct {
 	opts    Options
 	dynamic dynamic.Interface
+	lists   rest.Interface
 	mapper  meta.RESTMapper
 	schemas *schema.Resolver
 	// discovery and host serve the check that the server is reachable.
@@ -123,7 +124,7 @@ func (r *runner) prune(ctx context.Context, set *applySet, objects []*load.Objec
 
 func (a *Applier) runner(opts Options) *runner {
 	c := a.clients
-	return &runner{opts: opts, dynamic: c.Dynamic, mapper: c.Mapper, schemas: c.Schemas, discovery: c.Discovery,
+	return &runner{opts: opts, dynamic: c.Dynamic, lists: c.Lists, mapper: c.Mapper, schemas: c.Schemas, discovery: c.Discovery,
 		host: c.Host, retries: newRetries(opts, c.RequestTimeout)}
 }
 
@@ -172,6 +173,7 @@ func (r *runner) applyPhase(ctx context.Context, objects []*load.Object, indexes
 		r.progress(len(objects))
 		if report != nil {
 			report(i, ev)
+			events[i] = r.kept(ev)
 		}
 	}
 	var ready []int
@@ -183,36 +185,12 @@ func (r *runner) applyPhase(ctx context.Context, objects []*load.Object, indexes
 		ready = append(ready, i)
 	}
 	ready = r.refuseDuplicates(objects, ready, done)
-	lives := r.prefetch(ctx, objects, ready)
-	schemas := r.prefetchSchemas(objects, ready, lives)
-	forEachLimit(ready, r.opts.Parallel, func(i int) {
+	var schemas sync.WaitGroup
+	lives, order := r.startLists(ctx, objects, ready, &schemas)
+	forEachLimit(order, r.opts.Parallel, func(i int) {
 		done(i, r.applyOne(ctx, objects[i], lives))
 	})
 	schemas.Wait()
-}
-
-// prefetchSchemas resolves, all at once, the schema of every kind of which
-// a listed object exists and so will be planned, instead of one kind after
-// the other as planning reaches them (on 1000 objects, a tenth of a no-op
-// apply went waiting for OpenAPI documents one group-version at a time).
-// Objects to create need no schema, nor does server-side apply. The
-// resolver computes each kind once, errors included, so planning sees what
-// it would have seen resolving the kind itself.
-func (r *runner) prefetchSchemas(objects []*load.Object, indexes []int, lives *liveIndex) *sync.WaitGroup {
-	var wg sync.WaitGroup
-	if r.opts.ServerSide || r.schemas == nil {
-		return &wg
-	}
-	seen := map[k8sschema.GroupVersionKind]bool{}
-	for _, i := range indexes {
-		gvk := objects[i].Obj.GroupVersionKind()
-		if _, exists, _ := lives.lookup(objects[i]); !exists || seen[gvk] {
-			continue
-		}
-		seen[gvk] = true
-		wg.Go(func() { _, _ = r.schemas.Kind(gvk) })
-	}
-	return &wg
 }
 
 // report hands object i's final event to OnEvent.
@@ -225,14 +203,33 @@ func (r *runner) report(i int, ev Event) {
 func (r *runner) reportAll(indexes []int, events []Event) {
 	for _, i := range indexes {
 		r.report(i, events[i])
+		events[i] = r.kept(events[i])
 	}
 }
 
+// kept is what the run keeps of an event OnEvent has had.
+func (r *runner) kept(ev Event) Event {
+	if r.opts.Lean && r.opts.OnEvent != nil {
+		return ev.Lean()
+	}
+	return ev
+}
+
+// each sends the indexes in turn on a closed channel, for forEachLimit.
+func each(indexes []int) <-chan int {
+	out := make(chan int, len(indexes))
+	for _, i := range indexes {
+		out <- i
+	}
+	close(out)
+	return out
+}
+
 // forEachLimit calls fn for every index, at most limit at a time.
-func forEachLimit(indexes []int, limit int, fn func(int)) {
+func forEachLimit(indexes <-chan int, limit int, fn func(int)) {
 	slots := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for _, i := range indexes {
+	for i := range indexes {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()

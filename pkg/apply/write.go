@@ -26,7 +26,7 @@ func (r *runner) resource(o *load.Object) dynamic.ResourceInterface {
 // object when it is missing and merges the file into it otherwise.
 func (r *runner) createOrUpdate(ctx context.Context, o *load.Object, lives *liveIndex) Event {
 	client := r.resource(o)
-	live, exists, listed := lives.lookup(o)
+	live, exists, listed := lives.take(o)
 	if !listed {
 		var err error
 		live, err = r.get(ctx, client, o)

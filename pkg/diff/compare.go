@@ -17,6 +17,9 @@ type Comparison struct {
 	Fields int
 	// secret is set for a Secret, whose values explain masks.
 	secret bool
+	// rendered is the text Print writes, when Printer.Rendered made it.
+	rendered   string
+	isRendered bool
 }
 
 // Compare hides noise, masks Secret values and renders both sides of obj.

@@ -27,8 +27,25 @@ func (p Printer) Print(w io.Writer, comparisons []Comparison) error {
 	return nil
 }
 
+// Rendered returns c with what Print writes for it rendered now, and its
+// YAML and Changes dropped: a diff of many objects then holds, until it
+// prints, the text of each diff instead of both sides of every object.
+// External cannot take the result, which has no sides left.
+func (p Printer) Rendered(c Comparison) (Comparison, error) {
+	text, err := p.render(c)
+	if err != nil {
+		return c, err
+	}
+	c.rendered, c.isRendered = text, true
+	c.Live, c.After, c.Object.Changes, c.Object.Owners = "", "", nil, nil
+	return c, nil
+}
+
 // render is what Print writes for one comparison.
 func (p Printer) render(c Comparison) (string, error) {
+	if c.isRendered {
+		return c.rendered, nil
+	}
 	if p.Summary {
 		return p.summary(c), nil
 	}

@@ -20,6 +20,8 @@ type Plan struct {
 	Patch Patch
 	// Changes lists every leaf that differs between live and Merged, plus
 	// the live-only subtrees that survive (KeptUnmanaged), in a stable order.
+	// It is nil when the plan is empty: nothing differs, and listing what
+	// is kept of every unchanged object was a third of planning a no-op.
 	Changes []Change
 	// Warnings are situations the user should know about, such as lists
 	// whose merge keys are ambiguous.
@@ -60,7 +62,9 @@ func ThreeWay(lastApplied, file, live map[string]any, kind *schema.Kind) (*Plan,
 	if err := plan.setPatch(live, root, strategic); err != nil {
 		return nil, err
 	}
-	plan.Changes = explain(lastApplied, file, live, merged, root)
+	if !plan.empty {
+		plan.Changes = explain(lastApplied, file, live, merged, root)
+	}
 	return plan, nil
 }
 
