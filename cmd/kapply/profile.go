@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // Environment variables naming profile files, for performance work
@@ -13,6 +14,9 @@ import (
 const (
 	cpuProfileEnv = "KAPPLY_CPUPROFILE"
 	memProfileEnv = "KAPPLY_MEMPROFILE"
+	// traceEnv names a runtime/trace file: when each phase runs, on which
+	// core, and what waits (go tool trace).
+	traceEnv = "KAPPLY_TRACE"
 )
 
 // startProfiles starts the CPU profile when asked for and returns the
@@ -31,7 +35,23 @@ func startProfiles(stderr io.Writer) (stop func()) {
 			cpu = f
 		}
 	}
+	var traced *os.File
+	if path := os.Getenv(traceEnv); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "Warning: no trace: %v\n", err)
+		} else {
+			traced = f
+		}
+	}
 	return func() {
+		if traced != nil {
+			trace.Stop()
+			traced.Close()
+		}
 		if cpu != nil {
 			pprof.StopCPUProfile()
 			cpu.Close()

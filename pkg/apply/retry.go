@@ -187,8 +187,12 @@ func retryable(ctx context.Context, err error) bool {
 		}
 		return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err)
 	}
+	// client-go wraps an answer cut short ("unexpected error when reading
+	// response body ... unexpected EOF"), which IsProbableEOF, comparing
+	// the error itself, does not see.
 	return utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
 		utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		utilnet.IsTimeout(err) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, context.DeadlineExceeded)
 }

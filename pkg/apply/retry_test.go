@@ -35,6 +35,7 @@ func TestRetryableAnswers(t *testing.T) {
 		{"connection refused", &url.Error{Op: "Get", URL: "https://x", Err: syscall.ECONNREFUSED}, true},
 		{"connection reset", &url.Error{Op: "Patch", URL: "https://x", Err: syscall.ECONNRESET}, true},
 		{"EOF", &url.Error{Op: "Patch", URL: "https://x", Err: io.EOF}, true},
+		{"answer cut short (client-go's wrapping)", fmt.Errorf("unexpected error when reading response body. Please retry. Original error: %w", io.ErrUnexpectedEOF), true},
 		{"broken pipe", &url.Error{Op: "Post", URL: "https://x", Err: syscall.EPIPE}, true},
 		{"attempt past --request-timeout", &url.Error{Op: "Get", URL: "https://x", Err: context.DeadlineExceeded}, true},
 		{"429", apierrors.NewTooManyRequests("slow down", 1), true},

@@ -135,6 +135,7 @@ func (r *runner) applyAll(ctx context.Context, objects []*load.Object, afterName
 	events := make([]Event, len(objects))
 	unreadableCRDs := r.indexCRDs(objects)
 	all := phases(objects)
+	early := r.startEarly(ctx, objects, all)
 	for n, phase := range all {
 		// A CRD's event is final once it is established.
 		awaits := phase.crds && r.opts.DryRun == NoDryRun
@@ -142,13 +143,19 @@ func (r *runner) applyAll(ctx context.Context, objects []*load.Object, afterName
 		if awaits {
 			report = nil
 		}
-		r.applyPhase(ctx, objects, phase.indexes, events, report)
+		if n == len(all)-1 && early != nil {
+			r.runPhase(ctx, objects, early.take(), events, report)
+			early.cancel()
+		} else {
+			r.applyPhase(ctx, objects, phase.indexes, events, report)
+		}
 		if awaits {
 			r.awaitCRDs(ctx, objects, phase.indexes, events)
 			r.reportAll(phase.indexes, events)
 		}
 		if n == 0 {
 			if err := afterNamespaces(); err != nil {
+				early.abandon()
 				failRest(objects, all[1:], events, err)
 				for _, rest := range all[1:] {
 					r.reportAll(rest.indexes, events)
@@ -163,11 +170,84 @@ func (r *runner) applyAll(ctx context.Context, objects []*load.Object, afterName
 	return events
 }
 
+// earlyPhase is the last phase, started (prepared, its LISTs sent) while
+// the Namespaces apply.
+type earlyPhase struct {
+	started chan *phaseStart
+	cancel  context.CancelFunc
+}
+
+// startEarly starts the last phase at once when the run has no CRDs: its
+// objects can then be mapped and listed before the Namespaces are applied
+// (a LIST in a Namespace the run creates finds nothing, which is right: the
+// objects are created), so the server lists them while the Namespaces are
+// planned. Nothing is reported or written before the phase runs. With CRDs,
+// custom resources wait for their kinds, and the phase starts in its turn.
+func (r *runner) startEarly(ctx context.Context, objects []*load.Object, all []phase) *earlyPhase {
+	if len(all[1].indexes) > 0 || len(all[2].indexes) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	e := &earlyPhase{started: make(chan *phaseStart, 1), cancel: cancel}
+	go func() { e.started <- r.startPhase(ctx, objects, all[2].indexes) }()
+	return e
+}
+
+// take waits for the phase to be started and returns it; its LISTs go on
+// until cancel.
+func (e *earlyPhase) take() *phaseStart { return <-e.started }
+
+// abandon stops the LISTs of a phase that will not run.
+func (e *earlyPhase) abandon() {
+	if e == nil {
+		return
+	}
+	e.cancel()
+	<-e.started
+}
+
+// phaseStart is a phase ready to run: its objects prepared (those that
+// could not be, failed), and their live versions being read.
+type phaseStart struct {
+	failed  []indexedEvent
+	lives   *liveIndex
+	order   <-chan int
+	schemas *sync.WaitGroup
+}
+
+type indexedEvent struct {
+	index int
+	event Event
+}
+
 // applyPhase prepares the phase's objects, reads their live versions (one
 // LIST per resource and namespace where that saves requests) and applies
 // them concurrently, at most Parallel at a time. Each event, as soon as it
 // is known, goes to report, unless that is nil.
 func (r *runner) applyPhase(ctx context.Context, objects []*load.Object, indexes []int, events []Event, report func(int, Event)) {
+	r.runPhase(ctx, objects, r.startPhase(ctx, objects, indexes), events, report)
+}
+
+// startPhase prepares the objects and starts reading their live versions.
+func (r *runner) startPhase(ctx context.Context, objects []*load.Object, indexes []int) *phaseStart {
+	p := &phaseStart{schemas: &sync.WaitGroup{}}
+	fail := func(i int, ev Event) { p.failed = append(p.failed, indexedEvent{i, ev}) }
+	var ready []int
+	for _, i := range indexes {
+		if err := r.prepare(ctx, objects[i]); err != nil {
+			fail(i, Event{Object: objects[i], Outcome: Failed, Err: load.ErrorOf(objects[i], err)})
+			continue
+		}
+		ready = append(ready, i)
+	}
+	ready = r.refuseDuplicates(objects, ready, fail)
+	p.lives, p.order = r.startLists(ctx, objects, ready, p.schemas)
+	return p
+}
+
+// runPhase reports the objects that failed to start and applies the others
+// as their live versions come.
+func (r *runner) runPhase(ctx context.Context, objects []*load.Object, p *phaseStart, events []Event, report func(int, Event)) {
 	done := func(i int, ev Event) {
 		events[i] = ev
 		r.progress(len(objects))
@@ -176,21 +256,13 @@ func (r *runner) applyPhase(ctx context.Context, objects []*load.Object, indexes
 			events[i] = r.kept(ev)
 		}
 	}
-	var ready []int
-	for _, i := range indexes {
-		if err := r.prepare(ctx, objects[i]); err != nil {
-			done(i, Event{Object: objects[i], Outcome: Failed, Err: load.ErrorOf(objects[i], err)})
-			continue
-		}
-		ready = append(ready, i)
+	for _, f := range p.failed {
+		done(f.index, f.event)
 	}
-	ready = r.refuseDuplicates(objects, ready, done)
-	var schemas sync.WaitGroup
-	lives, order := r.startLists(ctx, objects, ready, &schemas)
-	forEachLimit(order, r.opts.Parallel, func(i int) {
-		done(i, r.applyOne(ctx, objects[i], lives))
+	forEachLimit(p.order, r.opts.Parallel, func(i int) {
+		done(i, r.applyOne(ctx, objects[i], p.lives))
 	})
-	schemas.Wait()
+	p.schemas.Wait()
 }
 
 // report hands object i's final event to OnEvent.
