@@ -13,7 +13,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/kapply/kapply/internal/jsonmap"
 )
 
 // Annotation is the key kubectl stores the last-applied configuration under.
@@ -70,9 +71,11 @@ func Read(live *unstructured.Unstructured) (map[string]any, error) {
 	if !ok || err != nil {
 		return nil, err
 	}
-	// apimachinery's json keeps whole numbers int64, as unstructured objects do.
-	obj := map[string]any{}
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	// jsonmap decodes as apimachinery's json does (whole numbers int64,
+	// as unstructured objects keep them), faster: a LIST's every object
+	// may carry a record.
+	obj, err := jsonmap.Object(raw)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	return obj, nil

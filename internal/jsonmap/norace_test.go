@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsonmap
+
+const raceEnabled = false
