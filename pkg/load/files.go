@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/resource"
 )
 
 // Files says which files to load, as kubectl's -f, -R and -k do.
@@ -21,7 +22,12 @@ type Files struct {
 // could read and, separately, one error per file (or document) it could not;
 // a bad file never hides the good ones.
 func Load(getter genericclioptions.RESTClientGetter, files Files, selector string) ([]*Object, []error) {
-	infos, errs := readInfos(getter, files, selector)
+	return objectsOfInfos(readInfos(getter, files, selector))
+}
+
+// objectsOfInfos turns the builder's infos into objects, and refuses those
+// without apiVersion and those of documents refuseLossyDocuments refuses.
+func objectsOfInfos(infos []*resource.Info, errs []error, checked map[string][]lossyDocument) ([]*Object, []error) {
 	var objects []*Object
 	read := map[string]int{}
 	for _, info := range infos {
@@ -36,7 +42,7 @@ func Load(getter genericclioptions.RESTClientGetter, files Files, selector strin
 		}
 		objects = append(objects, &Object{Source: info.Source, Index: read[info.Source], Obj: u})
 	}
-	objects, lossy := refuseLossyDocuments(objects)
+	objects, lossy := refuseLossyDocuments(objects, checked)
 	return objects, append(errs, lossy...)
 }
 

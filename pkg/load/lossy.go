@@ -30,11 +30,13 @@ var (
 )
 
 // refuseLossyDocuments fails the objects of every document the builder
-// would have changed without a word (see ErrDuplicateKey, ErrNotUTF8). It
-// reads again each file the objects came from — stdin and URLs cannot be
-// read twice, and are not checked — and returns the other objects and one
-// error per such document, naming the file, the document and the line.
-func refuseLossyDocuments(objects []*Object) ([]*Object, []error) {
+// would have changed without a word (see ErrDuplicateKey, ErrNotUTF8). The
+// documents of the files in checked are known (readLocal found them in the
+// bytes it read); any other file the objects came from is read again —
+// stdin and URLs cannot be read twice, and are not checked. It returns the
+// other objects and one error per such document, naming the file, the
+// document and the line.
+func refuseLossyDocuments(objects []*Object, checked map[string][]lossyDocument) ([]*Object, []error) {
 	bySource := map[string][]*Object{}
 	var sources []string
 	for _, o := range objects {
@@ -46,7 +48,11 @@ func refuseLossyDocuments(objects []*Object) ([]*Object, []error) {
 	refused := map[*Object]bool{}
 	var errs []error
 	for _, source := range sources {
-		for _, d := range lossyDocuments(source) {
+		lossy, ok := checked[source]
+		if !ok {
+			lossy = lossyDocuments(source)
+		}
+		for _, d := range lossy {
 			errs = append(errs, d.err)
 			// What the builder read: invalid bytes replaced.
 			doc := bytes.ToValidUTF8(d.doc, []byte("\uFFFD"))
@@ -71,9 +77,7 @@ type lossyDocument struct {
 }
 
 // lossyDocuments returns the documents of the file source the builder
-// would change; none when source is not a regular file, or is UTF-16 (the
-// builder decodes it by its byte order mark). Documents are checked in
-// parallel: a strict parse costs about as much as the load (70 ms per MB).
+// would change; none when source is not a regular file.
 func lossyDocuments(source string) []lossyDocument {
 	f, err := os.Open(source)
 	if err != nil {
@@ -83,8 +87,19 @@ func lossyDocuments(source string) []lossyDocument {
 	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
 		return nil
 	}
-	in := bufio.NewReader(f)
-	if bom, _ := in.Peek(2); bytes.Equal(bom, []byte{0xff, 0xfe}) || bytes.Equal(bom, []byte{0xfe, 0xff}) {
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil
+	}
+	return lossyDocumentsIn(source, data)
+}
+
+// lossyDocumentsIn returns the documents of data, read from source, that
+// the builder would change; none when data is UTF-16 (the builder decodes
+// it by its byte order mark). Documents are checked in parallel: a strict
+// parse costs about as much as the load (70 ms per MB).
+func lossyDocumentsIn(source string, data []byte) []lossyDocument {
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
 		return nil
 	}
 	jobs := make(chan lossyDocument)
@@ -95,7 +110,7 @@ func lossyDocuments(source string) []lossyDocument {
 		wg.Go(func() {
 			for j := range jobs {
 				if err := lossError(j.doc); err != nil {
-					j.err = fmt.Errorf("error parsing %s: document %d: %w", source, j.n, err)
+					j.err = lossyError(source, j.n, err)
 					mu.Lock()
 					found = append(found, j)
 					mu.Unlock()
@@ -103,7 +118,7 @@ func lossyDocuments(source string) []lossyDocument {
 			}
 		})
 	}
-	reader := yaml.NewYAMLReader(in)
+	reader := yaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for n := 1; ; {
 		doc, err := reader.Read()
 		if err != nil {
@@ -119,6 +134,11 @@ func lossyDocuments(source string) []lossyDocument {
 	wg.Wait()
 	slices.SortFunc(found, func(a, b lossyDocument) int { return a.n - b.n }) // the file's order
 	return found
+}
+
+// lossyError is the error of document n of source, lost because of err.
+func lossyError(source string, n int, err error) error {
+	return fmt.Errorf("error parsing %s: document %d: %w", source, n, err)
 }
 
 // lossError tells why the builder would change doc, or nil. Other parse

@@ -6,27 +6,30 @@ import (
 	"testing"
 )
 
+// lossErrorCases are documents the builder would change without a word,
+// and documents it would not.
+var lossErrorCases = []struct {
+	name, doc string
+	want      error
+	line      string
+}{
+	{"YAML", "a: 1\nb:\n  c: 2\n  c: 3\n", ErrDuplicateKey, "line 4"},
+	{"YAML flow map", "metadata: {name: a, name: b}\n", ErrDuplicateKey, "line 1"},
+	{"YAML keys in different maps", "a: {k: 1}\nb: {k: 1}\n", nil, ""},
+	{"JSON", `{"a": 1, "b": {"c": [1, {"d": 2, "d": 3}]}}`, ErrDuplicateKey, "line 1"},
+	{"JSON on lines", "{\n  \"a\": 1,\n  \"a\": 2\n}\n", ErrDuplicateKey, "line 3"},
+	{"JSON keys in different objects", `{"a": {"k": 1}, "b": {"k": "k"}, "k": ["k", "k"]}`, nil, ""},
+	{"JSON stream", `{"a": 1} {"a": 2}`, nil, ""},
+	{"not UTF-8", "a: \"\xff\"\n", ErrNotUTF8, "line 1"},
+	{"UTF-8", "a: \"é 日本\"\n", nil, ""},
+	{"malformed (the load's error)", "a: {b\n", nil, ""},
+}
+
 // TestLossError: the documents the builder would change without a word —
 // a key set twice (YAML block or flow map, JSON, at any depth) or bytes
 // that are not UTF-8 — and those it would not.
 func TestLossError(t *testing.T) {
-	cases := []struct {
-		name, doc string
-		want      error
-		line      string
-	}{
-		{"YAML", "a: 1\nb:\n  c: 2\n  c: 3\n", ErrDuplicateKey, "line 4"},
-		{"YAML flow map", "metadata: {name: a, name: b}\n", ErrDuplicateKey, "line 1"},
-		{"YAML keys in different maps", "a: {k: 1}\nb: {k: 1}\n", nil, ""},
-		{"JSON", `{"a": 1, "b": {"c": [1, {"d": 2, "d": 3}]}}`, ErrDuplicateKey, "line 1"},
-		{"JSON on lines", "{\n  \"a\": 1,\n  \"a\": 2\n}\n", ErrDuplicateKey, "line 3"},
-		{"JSON keys in different objects", `{"a": {"k": 1}, "b": {"k": "k"}, "k": ["k", "k"]}`, nil, ""},
-		{"JSON stream", `{"a": 1} {"a": 2}`, nil, ""},
-		{"not UTF-8", "a: \"\xff\"\n", ErrNotUTF8, "line 1"},
-		{"UTF-8", "a: \"é 日本\"\n", nil, ""},
-		{"malformed (the load's error)", "a: {b\n", nil, ""},
-	}
-	for _, c := range cases {
+	for _, c := range lossErrorCases {
 		err := lossError([]byte(c.doc))
 		if !errors.Is(err, c.want) || (c.want == nil && err != nil) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)

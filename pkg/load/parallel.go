@@ -3,48 +3,25 @@ package load
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
 )
 
-// minParallelFiles is the number of files from which the load reads them on
-// several cores: decoding YAML is most of the time of a large load (2.5 s
-// for 10,000 files on one core).
-const minParallelFiles = 64
-
-// readInfos runs the resource builder on the files: once, or, for many
-// local files, once per chunk of them, chunks in parallel. The builder
-// reads each file on its own either way (a file given by name is read as
-// the same file found in a directory walk), so the objects, their sources
-// and the errors come out the same, in the same order.
-func readInfos(getter genericclioptions.RESTClientGetter, files Files, selector string) ([]*resource.Info, []error) {
+// readInfos reads the objects of the files as the resource builder does:
+// local manifest files with readLocal (each read once, on every core),
+// anything else (stdin, URLs, kustomize, a missing path) with the builder.
+// checked holds the documents refuseLossyDocuments refuses of each file
+// readLocal read.
+func readInfos(getter genericclioptions.RESTClientGetter, files Files, selector string) (infos []*resource.Info, errs []error, checked map[string][]lossyDocument) {
 	paths := localManifests(files)
-	if len(paths) < minParallelFiles {
-		return build(getter, files, selector)
+	if paths == nil {
+		infos, errs = build(getter, files, selector)
+		return infos, errs, nil
 	}
-	chunks := slices.Collect(slices.Chunk(paths, (len(paths)+4*runtime.GOMAXPROCS(0)-1)/(4*runtime.GOMAXPROCS(0))))
-	infos := make([][]*resource.Info, len(chunks))
-	errs := make([][]error, len(chunks))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := range next {
-				infos[i], errs[i] = build(getter, Files{Filenames: chunks[i]}, selector)
-			}
-		})
-	}
-	for i := range chunks {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return slices.Concat(infos...), slices.Concat(errs...)
+	return readLocal(getter, files, paths, selector)
 }
 
 // build runs the resource builder once.

@@ -10,10 +10,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
-// TestParallelLoadAsOneBuilder: a tree large enough to be read in chunks
-// gives the objects, sources and errors of one builder over the whole tree,
-// in the same order — bad documents, files without a manifest extension and
-// subdirectories (with and without -R) included.
+// TestParallelLoadAsOneBuilder: a tree read file by file on every core
+// (readLocal) gives the objects, sources and errors of one builder over the
+// whole tree, in the same order — bad documents, files without a manifest
+// extension and subdirectories (with and without -R) included.
 func TestParallelLoadAsOneBuilder(t *testing.T) {
 	dir := t.TempDir()
 	write := func(path, content string) {
@@ -48,10 +48,10 @@ func TestParallelLoadAsOneBuilder(t *testing.T) {
 	for _, recursive := range []bool{true, false} {
 		for _, selector := range []string{"", "app=a1"} {
 			files := Files{Filenames: []string{dir, filepath.Join(dir, "sub-1", "cm-004.yml")}, Recursive: recursive}
-			if n := len(localManifests(files)); n < minParallelFiles && recursive {
-				t.Fatalf("the tree has %d manifests, want at least %d: the chunks are not tested", n, minParallelFiles)
+			if n := len(localManifests(files)); n < 100 && recursive {
+				t.Fatalf("the tree has %d manifests, want at least 100", n)
 			}
-			gotInfos, gotErrs := readInfos(getter, files, selector)
+			gotInfos, gotErrs, _ := readInfos(getter, files, selector)
 			wantInfos, wantErrs := build(getter, files, selector)
 			if len(gotInfos) != len(wantInfos) {
 				t.Fatalf("-R=%v -l %q: %d objects, want %d", recursive, selector, len(gotInfos), len(wantInfos))

@@ -1,0 +1,158 @@
+package load
+
+import (
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/labels"
+	runtimeobj "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/resource"
+)
+
+// readLocal gives, for local manifest files (paths, as localManifests
+// lists them for files), exactly what build gives for files — the same
+// infos in the same order, the same errors — and, for each file it read,
+// the documents refuseLossyDocuments would refuse.
+//
+// It is written by hand because the resource builder cannot be given
+// another decoder, and its own decodes each YAML document three times:
+// sigs.k8s.io/yaml parses it and marshals it to JSON, the unstructured
+// decoder reads the JSON into a map, and the metadata check reads it again
+// into ObjectMeta; the duplicate-key check then read every file a second
+// time. Here each file is read once and each document parsed once, by
+// yaml.v2 as the builder parses it, into the map the builder would hold
+// (jsonValue), on every core.
+//
+// A file whose reading the builder would fail on, or whose content readLocal
+// does not follow (the fallback reasons in convert.go), is read by the
+// builder itself, alone: the builder reads each file on its own, so its
+// objects and errors for one file are those it gives for the file among
+// others. Errors are therefore always the builder's.
+func readLocal(getter genericclioptions.RESTClientGetter, files Files, paths []string, selector string) ([]*resource.Info, []error, map[string][]lossyDocument) {
+	var sel labels.Selector
+	if s := strings.TrimSpace(selector); s != "" {
+		var err error
+		if sel, err = labels.Parse(s); err != nil {
+			infos, errs := build(getter, files, selector) // the builder's error, once
+			return infos, errs, nil
+		}
+	}
+	return collect(readFiles(getter, paths, sel, selector))
+}
+
+// collect puts the files' infos, errors and refused documents together, in
+// the files' order.
+func collect(read []*localFile) ([]*resource.Info, []error, map[string][]lossyDocument) {
+	var infos []*resource.Info
+	var errs []error
+	checked := map[string][]lossyDocument{}
+	for _, f := range read {
+		infos = append(infos, f.infos...)
+		errs = append(errs, f.errs...)
+		if f.checked {
+			checked[f.path] = f.lossy
+		}
+	}
+	return infos, errs, checked
+}
+
+// localFile is one file as readLocal reads it.
+type localFile struct {
+	path string
+	data []byte
+	// json: the builder reads the file as a JSON stream (it opens with
+	// '{'), not as YAML documents.
+	json bool
+	docs []localDocument
+	// fallback is why the builder reads the file; "" when readLocal does.
+	fallback string
+	// openErr is why the file does not open: the builder's error for it,
+	// as its file visitor opens the file (found by a walk or named). The
+	// builder run on the path alone would not say the same: it would stat
+	// the path first, and say it cannot be accessed.
+	openErr error
+	// lossy are the documents refuseLossyDocuments refuses; checked tells
+	// they are known.
+	lossy   []lossyDocument
+	checked bool
+	infos   []*resource.Info
+	errs    []error
+}
+
+// localDocument is one document of a file, or one value of a JSON stream.
+type localDocument struct {
+	data []byte
+	obj  runtimeobj.Object // nil: skipped (empty, null)
+	why  string            // a fallback reason
+	// lossy is why refuseLossyDocuments refuses the document (a JSON
+	// document's key set twice), counted when counted is set.
+	lossy   error
+	counted bool
+}
+
+// readFiles reads paths in three passes over every core: the files (read,
+// split into documents), their documents (parsed), and again the files
+// (objects listed and filtered, or the builder run on the file).
+func readFiles(getter genericclioptions.RESTClientGetter, paths []string, sel labels.Selector, selector string) []*localFile {
+	read := make([]*localFile, len(paths))
+	forEach(len(paths), func(i int) { read[i] = splitFile(paths[i]) })
+	type ref struct{ file, doc int }
+	var docs []ref
+	for i, f := range read {
+		for j := range f.docs {
+			docs = append(docs, ref{i, j})
+		}
+	}
+	forEach(len(docs), func(i int) {
+		f := read[docs[i].file]
+		d := &f.docs[docs[i].doc]
+		if f.json {
+			d.obj, d.why = jsonObject(d.data)
+			return
+		}
+		d.obj, d.why = yamlObject(d.data)
+		if d.counted = !isEmptyDocument(d.data); d.counted {
+			d.lossy, _ = jsonDuplicateKey(d.data)
+		}
+	})
+	forEach(len(read), func(i int) {
+		f := read[i]
+		if f.fallback == "" {
+			f.fallback = f.list(sel)
+		}
+		switch {
+		case f.openErr != nil:
+			f.errs = []error{f.openErr} // resource.FileVisitor's
+		case f.fallback != "":
+			f.infos, f.errs = build(getter, Files{Filenames: []string{f.path}}, selector)
+		}
+		// list found the refused documents of the YAML it read; those of
+		// other files are looked for in the bytes read, when the file gave
+		// objects (refuseLossyDocuments looks at no other).
+		if f.checked && (f.json || f.fallback != "") {
+			f.lossy, f.checked = nil, len(f.infos) > 0
+			if f.checked {
+				f.lossy = lossyDocumentsIn(f.path, f.data)
+			}
+		}
+		f.data, f.docs = nil, nil
+	})
+	return read
+}
+
+// forEach calls fn(i) for every i below n, on every core.
+func forEach(n int, fn func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,99 @@
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"unicode/utf8"
+
+	runtimeobj "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// splitFile reads the file at path and splits it as the builder's
+// YAMLOrJSONDecoder does, or sets why the builder must read it.
+func splitFile(path string) *localFile {
+	f := &localFile{path: path}
+	file, err := os.Open(path)
+	if err != nil {
+		f.openErr, f.fallback = err, fallbackUnread
+		return f
+	}
+	defer file.Close()
+	if f.data, f.fallback = readRegular(file); f.fallback != "" {
+		return f
+	}
+	f.checked = true
+	// The builder decodes by the byte order mark, and replaces bytes that
+	// are not UTF-8.
+	if bytes.HasPrefix(f.data, []byte{0xef, 0xbb, 0xbf}) || bytes.HasPrefix(f.data, []byte{0xff, 0xfe}) ||
+		bytes.HasPrefix(f.data, []byte{0xfe, 0xff}) || !utf8.Valid(f.data) {
+		f.fallback = fallbackEncoding
+		return f
+	}
+	// As yaml.GuessJSONStream: JSON when the first 4096 bytes, less
+	// leading blanks, open with '{'.
+	if yaml.IsJSONBuffer(f.data[:min(len(f.data), 4096)]) {
+		f.json = true
+		f.fallback = splitJSON(f)
+		return f
+	}
+	reader := yaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(f.data)))
+	for {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			return f
+		}
+		if err != nil {
+			f.fallback = fallbackSplit
+			return f
+		}
+		f.docs = append(f.docs, localDocument{data: doc})
+	}
+}
+
+// readRegular reads file when it is a regular file (a FIFO or a device
+// could not be read twice).
+func readRegular(file *os.File) ([]byte, string) {
+	info, err := file.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return nil, fallbackUnread
+	}
+	// Sized as the file, as os.ReadFile does: two reads, not ten.
+	data := make([]byte, 0, info.Size()+512)
+	for {
+		n, err := file.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) {
+			return data, ""
+		}
+		if err != nil {
+			return nil, fallbackUnread
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+}
+
+// splitJSON splits f's data into the values of a JSON stream, as the
+// builder's json.Decoder reads them into a RawExtension (null: nothing).
+// A stream the decoder stops in, the builder reads again as YAML from
+// there (or fails): readLocal leaves that to the builder.
+func splitJSON(f *localFile) string {
+	dec := json.NewDecoder(bytes.NewReader(f.data))
+	for {
+		var ext runtimeobj.RawExtension
+		err := dec.Decode(&ext)
+		if errors.Is(err, io.EOF) {
+			return ""
+		}
+		if err != nil {
+			return fallbackJSON
+		}
+		f.docs = append(f.docs, localDocument{data: ext.Raw})
+	}
+}
