@@ -9,6 +9,7 @@ import (
 )
 
 func main() {
+	limitMemory()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	stopProfiles := startProfiles(streams.ErrOut)
 	code := exitCode(run(os.Args[1:], streams), streams.ErrOut)

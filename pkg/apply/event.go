@@ -58,7 +58,12 @@ func (e Event) Lean() Event {
 		return e
 	}
 	e.Plan = nil
+	sameObject := e.Live == e.Result
 	e.Live, e.Result = identity(e.Live), identity(e.Result)
+	if sameObject {
+		// Unchanged: one object, one identity.
+		e.Result = e.Live
+	}
 	return e
 }
 
