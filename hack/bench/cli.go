@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -79,6 +80,9 @@ func verbFlags(ctx context.Context, bin string, parallel int) (map[string][]stri
 		if strings.Contains(help.stdout, "--parallel") {
 			flags[verb] = []string{"--parallel", fmt.Sprint(parallel)}
 		}
+		if verb == "diff" && strings.Contains(help.stdout, "--dry-run") {
+			flags[diffLocal] = append(slices.Clone(flags[verb]), "--dry-run=client")
+		}
 	}
 	return flags, nil
 }
@@ -86,20 +90,35 @@ func verbFlags(ctx context.Context, bin string, parallel int) (map[string][]stri
 func (t *cliTool) name() string { return t.label }
 
 func (t *cliTool) supports(p phase) bool {
-	_, ok := t.flags[t.verb(p)]
+	_, ok := t.flags[flagsKey(p)]
 	return ok
 }
 
 func (t *cliTool) verb(p phase) string {
-	if p == phaseDiff {
+	if p.diffs() {
 		return "diff"
 	}
 	return "apply"
 }
 
+// flagsKey is the entry of cliTool.flags for the phase: its verb, or
+// diffLocal.
+func flagsKey(p phase) string {
+	if p == phaseDiffLocal {
+		return diffLocal
+	}
+	if p.diffs() {
+		return "diff"
+	}
+	return "apply"
+}
+
+// diffLocal is the flags entry of a diff computed without the server.
+const diffLocal = "diff --dry-run=client"
+
 func (t *cliTool) describe() string {
 	var verbs []string
-	for _, verb := range []string{"apply", "diff"} {
+	for _, verb := range []string{"apply", "diff", diffLocal} {
 		if flags, ok := t.flags[verb]; ok {
 			verbs = append(verbs, strings.TrimSpace(verb+" "+strings.Join(flags, " ")))
 		} else {
@@ -110,14 +129,13 @@ func (t *cliTool) describe() string {
 }
 
 func (t *cliTool) run(ctx context.Context, p phase, dir string, want int) (outcome, error) {
-	verb := t.verb(p)
-	args := []string{verb, "-f", dir, "-R", "--kubeconfig", t.kubeconfig, "--cache-dir", t.cacheDir}
-	res, err := execute(ctx, t.bin, append(args, t.flags[verb]...)...)
+	args := []string{t.verb(p), "-f", dir, "-R", "--kubeconfig", t.kubeconfig, "--cache-dir", t.cacheDir}
+	res, err := execute(ctx, t.bin, append(args, t.flags[flagsKey(p)]...)...)
 	if err != nil {
 		return outcome{}, err
 	}
 	var summary string
-	if p == phaseDiff {
+	if p.diffs() {
 		summary, err = checkDiff(res, want)
 	} else {
 		summary, err = checkApply(res, p.outcome(), want)

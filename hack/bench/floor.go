@@ -58,7 +58,7 @@ func (f *floor) supports(phase) bool { return true }
 func (f *floor) describe() string {
 	return fmt.Sprintf("floor: client-go in process, %d workers, QPS %d, burst %d; "+
 		"create = LIST per (resource, namespace) + POST per object, noop = LIST per (resource, namespace), "+
-		"update = LIST + strategic merge PATCH per object, diff = update with dryRun=All",
+		"update = LIST + strategic merge PATCH per object, diff = update with dryRun=All, diff-local = LIST + the patches computed, not sent",
 		f.parallel, floorQPS, floorBurst)
 }
 
@@ -77,6 +77,8 @@ func (f *floor) run(ctx context.Context, p phase, dir string, want int) (outcome
 		return outcome{summary: fmt.Sprintf("%d unchanged", want)}, f.noop(ctx, objs)
 	case phaseUpdate:
 		return outcome{summary: fmt.Sprintf("%d configured", want)}, f.inOrder(ctx, objs, f.update)
+	case phaseDiffLocal:
+		return outcome{summary: fmt.Sprintf("%d differ", want)}, f.diffLocal(ctx, objs)
 	default:
 		return outcome{summary: fmt.Sprintf("%d differ", want)}, f.diff(ctx, objs)
 	}
@@ -146,6 +148,23 @@ func (f *floor) update(ctx context.Context, objs []*fileObject) error {
 // kapply diff compute the result by default; nothing is rendered.
 func (f *floor) diff(ctx context.Context, objs []*fileObject) error {
 	return f.patchAll(ctx, objs, []string{metav1.DryRunAll})
+}
+
+// diffLocal lists the live objects and computes each one's patch, which
+// must not be empty, without sending it: the least a diff computed on the
+// client does (kapply diff --dry-run=client also merges and renders).
+func (f *floor) diffLocal(ctx context.Context, objs []*fileObject) error {
+	live, err := f.listLive(ctx, objs)
+	if err != nil {
+		return err
+	}
+	return forEach(ctx, f.parallel, len(objs), func(ctx context.Context, i int) error {
+		patch, _, err := live.patch(objs[i])
+		if err == nil && len(patch) <= 2 {
+			err = fmt.Errorf("floor: %s: empty patch, want a change", objs[i])
+		}
+		return err
+	})
 }
 
 // patchAll lists the live objects, then patches each one, which must differ

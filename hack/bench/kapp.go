@@ -50,7 +50,7 @@ func (t *kappTool) describe() string {
 func (t *kappTool) args(app, dir string, p phase) []string {
 	args := []string{"deploy", "-a", app, "-f", dir, "-n", "default", "--kubeconfig", t.kubeconfig,
 		"--wait=false", "--apply-concurrency", strconv.Itoa(t.parallel), "--tty=false", "--color=false"}
-	if p == phaseDiff {
+	if p.diffs() {
 		return append(args, "--diff-run", "--diff-changes")
 	}
 	return append(args, "-y")
@@ -66,12 +66,12 @@ func (t *kappTool) run(ctx context.Context, p phase, dir string, want int) (outc
 		return out, res.failure("want exit status 0")
 	}
 	ops := kappOps(res.stdout)
-	wantOp := map[phase]string{phaseCreate: "create", phaseUpdate: "update", phaseDiff: "update"}[p]
+	wantOp := map[phase]string{phaseCreate: "create", phaseUpdate: "update", phaseDiff: "update", phaseDiffLocal: "update"}[p]
 	if (wantOp == "" && len(ops) != 0) || (wantOp != "" && (ops[wantOp] != want || len(ops) != 1)) {
 		return out, res.failure("want %d %s, got %v", want, wantOp, ops)
 	}
 	out.summary = fmt.Sprintf("%v", ops)
-	if p == phaseDiff {
+	if p.diffs() {
 		out.summary += fmt.Sprintf(", %d lines", strings.Count(res.stdout, "\n"))
 	}
 	return out, nil

@@ -24,6 +24,9 @@ import (
 )
 
 func main() {
+	if path := os.Getenv(rssFileEnv); path != "" {
+		os.Exit(runMeasured(path, os.Args[1:]))
+	}
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
