@@ -23,44 +23,39 @@ const (
 // function that ends it and writes the heap profile; a profile that cannot
 // be written is reported on stderr and never changes the outcome.
 func startProfiles(stderr io.Writer) (stop func()) {
-	var cpu *os.File
-	if path := os.Getenv(cpuProfileEnv); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "Warning: no CPU profile: %v\n", err)
-		} else {
-			cpu = f
-		}
-	}
-	var traced *os.File
-	if path := os.Getenv(traceEnv); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			err = trace.Start(f)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "Warning: no trace: %v\n", err)
-		} else {
-			traced = f
-		}
-	}
+	stopCPU := startRecording(stderr, cpuProfileEnv, "CPU profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	stopTrace := startRecording(stderr, traceEnv, "trace", trace.Start, trace.Stop)
 	return func() {
-		if traced != nil {
-			trace.Stop()
-			traced.Close()
-		}
-		if cpu != nil {
-			pprof.StopCPUProfile()
-			cpu.Close()
-		}
+		stopTrace()
+		stopCPU()
 		if path := os.Getenv(memProfileEnv); path != "" {
 			if err := writeHeapProfile(path); err != nil {
 				fmt.Fprintf(stderr, "Warning: no heap profile: %v\n", err)
 			}
 		}
+	}
+}
+
+// startRecording starts a recording (CPU profile, trace) into the file the
+// environment variable env names, if any, and returns what ends it.
+func startRecording(stderr io.Writer, env, what string, start func(io.Writer) error, end func()) (stop func()) {
+	path := os.Getenv(env)
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = start(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "Warning: no %s: %v\n", what, err)
+		return func() {}
+	}
+	return func() {
+		end()
+		f.Close()
 	}
 }
 

@@ -113,8 +113,9 @@ func flagsKey(p phase) string {
 	return "apply"
 }
 
-// diffLocal is the flags entry of a diff computed without the server.
-const diffLocal = "diff --dry-run=client"
+// diffLocal is the flags entry of a diff computed without the server (its
+// flags say how).
+const diffLocal = "diff (local)"
 
 func (t *cliTool) describe() string {
 	var verbs []string
