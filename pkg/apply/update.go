@@ -124,7 +124,10 @@ func writeOutcome(live, written *unstructured.Unstructured, dryRun, withStatus b
 // plan runs the engine on (last-applied, file with its new record, live).
 func (r *runner) plan(o *load.Object, live *unstructured.Unstructured) (*merge.Plan, []string, error) {
 	var warnings []string
-	last, err := lastapplied.Read(live)
+	// The record is attached first: when live's is the same, it need not
+	// be decoded (see lastapplied.Attached.LastApplied).
+	attached, compactWarnings, attachErr := r.attachRecord(o, live)
+	last, err := attached.LastApplied(live)
 	switch {
 	case errors.Is(err, lastapplied.ErrMalformed):
 		warnings = append(warnings, fmt.Sprintf("%s: %v; treating it as absent, so no field is deleted on a guess", o.Ref(), err))
@@ -133,10 +136,10 @@ func (r *runner) plan(o *load.Object, live *unstructured.Unstructured) (*merge.P
 	case last == nil:
 		warnings = append(warnings, fmt.Sprintf("%s has no %s annotation; it is patched and gets one now, as kubectl does", o.Ref(), lastapplied.Annotation))
 	}
-	file, compactWarnings, err := r.withLastApplied(o, live)
-	if err != nil {
-		return nil, warnings, err
+	if attachErr != nil {
+		return nil, warnings, attachErr
 	}
+	file := attached.Obj
 	warnings = append(warnings, compactWarnings...)
 	lastapplied.DropStale(file, live)
 	kind, err := r.schemas.Kind(o.Obj.GroupVersionKind())

@@ -104,11 +104,17 @@ func (r *runner) serverDryRun() []string {
 // warning when the record had to be compacted to fit the annotation limit.
 // live (nil before a create) lends a redacted record its salt.
 func (r *runner) withLastApplied(o *load.Object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
-	out, compacted, err := lastapplied.AttachWith(o.Obj, lastapplied.Recording{Secrets: r.opts.SecretRecord, Live: live})
-	if err != nil || !compacted {
-		return out, nil, err
+	a, warnings, err := r.attachRecord(o, live)
+	return a.Obj, warnings, err
+}
+
+// attachRecord is withLastApplied, giving what lastapplied.LastApplied needs.
+func (r *runner) attachRecord(o *load.Object, live *unstructured.Unstructured) (lastapplied.Attached, []string, error) {
+	a, err := lastapplied.AttachRecord(o.Obj, lastapplied.Recording{Secrets: r.opts.SecretRecord, Live: live})
+	if err != nil || !a.Compacted {
+		return a, nil, err
 	}
-	return out, []string{fmt.Sprintf("%s: the last-applied configuration would pass the API server's %d-byte annotation limit; "+
+	return a, []string{fmt.Sprintf("%s: the last-applied configuration would pass the API server's %d-byte annotation limit; "+
 		"kapply keeps it packed (gzip) in %s instead; kubectl apply will not see it",
 		o.Ref(), lastapplied.AnnotationLimit, lastapplied.CompactAnnotation)}, nil
 }

@@ -52,25 +52,44 @@ type Recording struct {
 // AttachWith is Attach with a Secret's values recorded as rec says; the
 // object itself keeps them.
 func AttachWith(obj *unstructured.Unstructured, rec Recording) (out *unstructured.Unstructured, compacted bool, err error) {
+	a, err := AttachRecord(obj, rec)
+	return a.Obj, a.Compacted, err
+}
+
+// Attached is an object with its record attached, by AttachRecord.
+type Attached struct {
+	// Obj is a copy of the object carrying the record.
+	Obj *unstructured.Unstructured
+	// Compacted tells the record is the compact one.
+	Compacted bool
+	// record is the full record attached, and recorded the object it
+	// encodes; both nil when compacted.
+	record   []byte
+	recorded map[string]any
+}
+
+// AttachRecord is AttachWith, giving what LastApplied needs.
+func AttachRecord(obj *unstructured.Unstructured, rec Recording) (Attached, error) {
 	source := obj
 	if rec.Secrets == RedactSecrets {
+		var err error
 		if source, err = redactedCopy(obj, rec.Live); err != nil {
-			return nil, false, err
+			return Attached{}, err
 		}
 	}
-	record, err := Encode(source)
+	record, recorded, err := encode(source)
 	if err != nil {
-		return nil, false, err
+		return Attached{}, err
 	}
 	room := AnnotationLimit - otherAnnotationsSize(obj)
 	if len(Annotation)+len(record) <= room {
-		return WithRecord(obj, record), false, nil
+		return Attached{Obj: WithRecord(obj, record), record: record, recorded: recorded}, nil
 	}
 	compact, err := compactRecord(record, room-len(CompactAnnotation))
 	if err != nil {
-		return nil, false, err
+		return Attached{}, err
 	}
-	out = obj.DeepCopy()
+	out := obj.DeepCopy()
 	annotations := out.GetAnnotations()
 	if annotations == nil {
 		annotations = map[string]string{}
@@ -78,7 +97,24 @@ func AttachWith(obj *unstructured.Unstructured, rec Recording) (out *unstructure
 	delete(annotations, Annotation)
 	annotations[CompactAnnotation] = string(compact)
 	out.SetAnnotations(annotations)
-	return out, true, nil
+	return Attached{Obj: out, Compacted: true}, nil
+}
+
+// LastApplied is Read(live), except that when live's record is, byte for
+// byte, the one a attached — the file has not changed since it was last
+// applied: every object of a no-op apply — the record is not decoded again:
+// the object it was encoded from stands for it. Decoding would give that
+// object back (objects are loaded through JSON, as records are read), and
+// even for an object that is not, a record equal to the file is what the
+// three-way merge needs: nothing to delete. The returned map shares the
+// file's values and must not be modified.
+func (a Attached) LastApplied(live *unstructured.Unstructured) (map[string]any, error) {
+	if a.record != nil {
+		if raw, ok, _ := unstructured.NestedString(live.Object, "metadata", "annotations", Annotation); ok && raw == string(a.record) {
+			return a.recorded, nil
+		}
+	}
+	return Read(live)
 }
 
 // otherAnnotationsSize counts the file's own annotations the way the API

@@ -85,11 +85,14 @@ func orEmpty(m map[string]any) map[string]any {
 // setPatch builds the patch for the kind's patch type, guards it with the
 // live resourceVersion when it replaces a list whole, and encodes it.
 func (p *Plan) setPatch(live map[string]any, root *schema.Node, strategic bool) error {
-	body, guard := mergePatch(live, p.Merged, root)
-	p.Patch.Type = types.MergePatchType
+	var body map[string]any
+	var guard bool
 	if strategic {
 		body, guard = strategicPatch(live, p.Merged, root)
 		p.Patch.Type = types.StrategicMergePatchType
+	} else {
+		body, guard = mergePatch(live, p.Merged, root)
+		p.Patch.Type = types.MergePatchType
 	}
 	p.empty = len(body) == 0
 	if guard && !p.empty {
