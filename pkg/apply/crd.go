@@ -7,7 +7,6 @@ import (
 
 	"github.com/kapply/kapply/pkg/load"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -36,7 +35,7 @@ func (r *runner) awaitCRDs(ctx context.Context, objects []*load.Object, indexes 
 		}
 	}
 	if r.crdsApplied {
-		meta.MaybeResetRESTMapper(r.mapper)
+		r.resetMapper()
 	}
 }
 

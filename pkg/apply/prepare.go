@@ -40,12 +40,18 @@ func (r *runner) prepare(ctx context.Context, o *load.Object) error {
 // lags a moment behind: the mapper is reset and asked again until Timeout.
 func (r *runner) mapObject(ctx context.Context, o *load.Object) (*meta.RESTMapping, error) {
 	gvk := o.Obj.GroupVersionKind()
+	if mapping, ok := r.mappings.Load(gvk); ok {
+		return mapping.(*meta.RESTMapping), nil
+	}
 	var mapping *meta.RESTMapping
 	err := r.retryTransient(ctx, func() error {
 		var err error
 		mapping, err = r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		return err
 	})
+	if err == nil {
+		r.mappings.Store(gvk, mapping)
+	}
 	if !meta.IsNoMatchError(err) {
 		return mapping, err
 	}
@@ -53,7 +59,7 @@ func (r *runner) mapObject(ctx context.Context, o *load.Object) (*meta.RESTMappi
 		return fromRun, nil
 	}
 	poll := func(context.Context) (bool, error) {
-		meta.MaybeResetRESTMapper(r.mapper)
+		r.resetMapper()
 		mapping, err = r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		return !meta.IsNoMatchError(err), nil
 	}
@@ -61,6 +67,13 @@ func (r *runner) mapObject(ctx context.Context, o *load.Object) (*meta.RESTMappi
 		return nil, fmt.Errorf("unknown kind %q in version %q: %w", gvk.Kind, gvk.GroupVersion(), err)
 	}
 	return mapping, err
+}
+
+// resetMapper forgets what the mapper and the run know of the server's
+// kinds: a CRD may have added or changed one.
+func (r *runner) resetMapper() {
+	r.mappings.Clear()
+	meta.MaybeResetRESTMapper(r.mapper)
 }
 
 // discoveryWait is how long an unknown kind is looked up again; short unless
