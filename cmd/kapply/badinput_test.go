@@ -60,6 +60,10 @@ func badInputCorpus() []badInput {
 		{name: "empty documents", files: map[string][]byte{"empty.yaml": []byte("---\n---\n\n---\n# only a comment\n---\n")}, ok: true},
 		{name: "duplicate keys in a map", files: map[string][]byte{"bad.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: dup}\ndata:\n  k: \"1\"\n  k: \"2\"\n" +
 			"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: fine}\n")}, absent: "dup", present: "fine"},
+		// 1 and "1" are two keys in YAML and one in JSON: the builder keeps
+		// either value, by map order.
+		{name: "keys that collide in JSON", files: map[string][]byte{"bad.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: collide}\ndata:\n  1: a\n  \"1\": b\n" +
+			"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: fine}\n")}, absent: "collide", present: "fine"},
 		{name: "duplicate metadata", files: map[string][]byte{"bad.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\nmetadata: {name: two}\n")}},
 		{name: "scalar document", files: map[string][]byte{"bad.yaml": []byte("just a string\n")}},
 		{name: "list document", files: map[string][]byte{"bad.yaml": []byte("- a\n- b\n")}},

@@ -98,6 +98,9 @@ func TestReadLocalDuplicateKeyInputs(t *testing.T) {
 		files[fmt.Sprintf("doc-%05d.yaml", len(files))] = []byte(doc)
 	}
 	for _, c := range lossErrorCases {
+		if collidingKeys([]byte(c.doc)) != nil {
+			continue // the builder keeps either value: it has no one answer
+		}
 		add(c.doc)
 		add("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n" + c.doc)
 	}

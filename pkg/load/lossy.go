@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 )
@@ -155,7 +157,10 @@ func lossError(doc []byte) error {
 		return nil
 	}
 	_, err := sigsyaml.YAMLToJSONStrict(doc)
-	if err == nil || !strings.Contains(err.Error(), "already set in map") {
+	if err == nil {
+		return collidingKeys(doc)
+	}
+	if !strings.Contains(err.Error(), "already set in map") {
 		return nil
 	}
 	var lines []string
@@ -165,6 +170,56 @@ func lossError(doc []byte) error {
 		}
 	}
 	return fmt.Errorf("%s: %w", strings.Join(lines, "; "), ErrDuplicateKey)
+}
+
+// collidingKeys finds two keys of one map of doc that differ in YAML and
+// are one string in JSON (1 and "1", true and "true", two floats alike to
+// 7 digits): the builder converts keys to strings in map order, so either
+// value is kept, one run or the other. The strict parse sees two keys.
+func collidingKeys(doc []byte) error {
+	var v any
+	if yamlv2.Unmarshal(doc, &v) != nil {
+		return nil // the load reports it
+	}
+	return collision(v, 0)
+}
+
+func collision(v any, depth int) error {
+	if depth > maxDepth {
+		return nil // the load refuses it
+	}
+	switch v := v.(type) {
+	case map[any]any:
+		// The first collision by JSON key, then each value by JSON key:
+		// the same message whatever the map order.
+		byKey := make(map[string][]string, len(v))
+		values := make(map[string]any, len(v))
+		for k, e := range v {
+			if key, ok := jsonKey(k); ok { // else the load refuses it
+				byKey[key] = append(byKey[key], fmt.Sprintf("%#v", k))
+				values[key] = e
+			}
+		}
+		keys := slices.Sorted(maps.Keys(byKey))
+		for _, key := range keys {
+			if yamlKeys := byKey[key]; len(yamlKeys) > 1 {
+				slices.Sort(yamlKeys)
+				return fmt.Errorf("keys %s of one map all become %q in JSON: %w", strings.Join(yamlKeys, ", "), key, ErrDuplicateKey)
+			}
+		}
+		for _, key := range keys {
+			if err := collision(values[key], depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if err := collision(e, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // jsonDuplicateKey finds a key set twice in an object of doc when doc is

@@ -23,6 +23,13 @@ var lossErrorCases = []struct {
 	{"not UTF-8", "a: \"\xff\"\n", ErrNotUTF8, "line 1"},
 	{"UTF-8", "a: \"é 日本\"\n", nil, ""},
 	{"malformed (the load's error)", "a: {b\n", nil, ""},
+	// Keys YAML tells apart and JSON does not: the builder keeps one value
+	// or the other, by Go's map order.
+	{"YAML keys colliding in JSON", "data:\n  1: a\n  \"1\": b\n", ErrDuplicateKey, `keys "1", 1 of one map all become "1"`},
+	{"YAML booleans colliding", "labels: {yes: a, \"true\": b}\n", ErrDuplicateKey, `all become "true"`},
+	{"YAML floats colliding as float32", "spec:\n  - {3.5e38: a, 1e39: b}\n", ErrDuplicateKey, `all become ".inf"`},
+	{"YAML keys colliding deep in a list", "a:\n- b:\n  - {0x10: x, \"16\": y}\n", ErrDuplicateKey, `keys "16", 16 of one map all become "16"`},
+	{"YAML number and string keys apart", "data: {1: a, \"2\": b, true: c, \"yes\": d}\n", nil, ""},
 }
 
 // TestLossError: the documents the builder would change without a word —
