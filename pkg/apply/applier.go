@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
 
 	"github.com/kapply/kapply/pkg/schema"
 )
@@ -41,6 +42,12 @@ type Clients struct {
 // user-declared keys for lists the schemas leave atomic.
 func NewClients(cfg *rest.Config, mapper meta.RESTMapper, schemaDiscovery discovery.CachedDiscoveryInterface, mergeKeys []schema.Override) (Clients, error) {
 	cfg = rest.CopyConfig(cfg)
+	if cfg.RateLimiter == nil && cfg.QPS > 0 {
+		// One limit for every client built here (dynamic, Lists, the
+		// reachability check): each would otherwise get its own bucket,
+		// and the run could send --qps requests a second per client.
+		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
+	}
 	cfg.Wrap(takeRetryAfter)
 	cfg.WarningHandlerWithContext = serverWarnings{}
 	httpClient, err := rest.HTTPClientFor(cfg)

@@ -12,6 +12,9 @@ import (
 
 // listRaw reads one LIST response as JSON bytes through the Lists client.
 func (r *runner) listRaw(ctx context.Context, key listKey) ([]byte, error) {
+	if err := validNamespace(key.namespace); err != nil {
+		return nil, err
+	}
 	return r.lists.Get().AbsPath(listPath(key)...).SetHeader("Accept", "application/json").Do(ctx).Raw()
 }
 

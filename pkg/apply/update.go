@@ -81,7 +81,7 @@ func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o 
 	}
 	var patched *unstructured.Unstructured
 	err = r.retryTransient(ctx, func() error {
-		patched, err = client.Patch(ctx, o.Obj.GetName(), plan.Patch.Type, plan.Patch.Data,
+		patched, err = r.sendPatch(ctx, client, o, plan.Patch.Type, plan.Patch.Data,
 			metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation})
 		return err
 	})

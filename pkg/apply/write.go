@@ -75,7 +75,7 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 	}
 	var created *unstructured.Unstructured
 	err = r.retryTransient(ctx, func() error {
-		created, err = client.Create(ctx, body, metav1.CreateOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation})
+		created, err = r.sendCreate(ctx, client, o, body, metav1.CreateOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation})
 		return err
 	})
 	if apierrors.IsAlreadyExists(err) {

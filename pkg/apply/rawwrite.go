@@ -1,0 +1,129 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/kapply/kapply/internal/jsonmap"
+	"github.com/kapply/kapply/pkg/load"
+)
+
+// The writes of an apply — a POST or a PATCH per object — go, when the
+// Lists client is set, through it rather than the dynamic client: the same
+// request (path, body, query, headers, transport), with the answer decoded
+// once by jsonmap. The dynamic client decodes each answer twice over
+// (its kind and version first, then the whole object through encoding/json
+// and a conversion): at 10,000 objects that was 1.2 of 7.5 CPU seconds of
+// an update. The request body of a create is encoded by jsonmap.Append,
+// byte for byte what the dynamic client sends.
+
+// writeParams encodes the options of a write as the dynamic client does
+// (its parameter scheme: the meta/v1 options under version v1).
+var (
+	writeParams        = runtime.NewScheme()
+	writeParamsCodec   = runtime.NewParameterCodec(writeParams)
+	writeParamsVersion = k8sschema.GroupVersion{Version: "v1"}
+)
+
+func init() {
+	metav1.AddToGroupVersion(writeParams, writeParamsVersion)
+}
+
+// sendPatch is client.Patch of o (client is r.resource(o)).
+func (r *runner) sendPatch(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, pt types.PatchType, data []byte, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
+	if r.lists == nil {
+		return client.Patch(ctx, o.Obj.GetName(), pt, data, opts)
+	}
+	if err := validPath(o, true); err != nil {
+		return nil, err
+	}
+	return decodeWritten(r.lists.Patch(pt).
+		AbsPath(objectPath(o)...).
+		Body(data).
+		SpecificallyVersionedParams(&opts, writeParamsCodec, writeParamsVersion).
+		Do(ctx))
+}
+
+// sendCreate is client.Create of body, the object o with its record.
+func (r *runner) sendCreate(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, body *unstructured.Unstructured, opts metav1.CreateOptions) (*unstructured.Unstructured, error) {
+	data, ok := jsonmap.Append(nil, body.Object)
+	if r.lists == nil || !ok {
+		return client.Create(ctx, body, opts)
+	}
+	if err := validPath(o, false); err != nil {
+		return nil, err
+	}
+	return decodeWritten(r.lists.Post().
+		AbsPath(collectionPath(o)...).
+		SetHeader("Content-Type", "application/json").
+		Body(append(data, '\n')). // as the unstructured scheme writes it
+		SpecificallyVersionedParams(&opts, writeParamsCodec, writeParamsVersion).
+		Do(ctx))
+}
+
+// decodeWritten is what the dynamic client makes of the answer to a write:
+// its error, or the object. An answer jsonmap does not take for an object
+// (no kind, a Status, not JSON) is left to the client's own decoder, which
+// gives the dynamic client's error or result.
+func decodeWritten(res rest.Result) (*unstructured.Unstructured, error) {
+	if err := res.Error(); err != nil {
+		return nil, err
+	}
+	if body, _ := res.Raw(); len(body) > 0 {
+		if obj, err := jsonmap.Object(body); err == nil {
+			if kind, _ := obj["kind"].(string); kind != "" && kind != "Status" {
+				return &unstructured.Unstructured{Object: obj}, nil
+			}
+		}
+	}
+	var out unstructured.Unstructured
+	if err := res.Into(&out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// validPath refuses, as the dynamic client does and in its words, a
+// namespace (and a name, withName) that cannot be a path segment: the
+// request path is cleaned, so "../x" would name another resource.
+func validPath(o *load.Object, withName bool) error {
+	if namespaced(o) {
+		if err := validNamespace(o.Obj.GetNamespace()); err != nil {
+			return err
+		}
+	}
+	if msgs := rest.IsValidPathSegmentName(o.Obj.GetName()); withName && len(msgs) != 0 {
+		return fmt.Errorf("invalid resource name %q: %v", o.Obj.GetName(), msgs)
+	}
+	return nil
+}
+
+func validNamespace(namespace string) error {
+	if msgs := rest.IsValidPathSegmentName(namespace); len(msgs) != 0 {
+		return fmt.Errorf("invalid namespace %q: %v", namespace, msgs)
+	}
+	return nil
+}
+
+// collectionPath is the path of o's resource, in its namespace when it has
+// one: where the dynamic client of r.resource(o) sends a create.
+func collectionPath(o *load.Object) []string {
+	namespace := ""
+	if namespaced(o) {
+		namespace = o.Obj.GetNamespace()
+	}
+	return listPath(listKey{resource: o.Mapping.Resource, namespace: namespace})
+}
+
+// objectPath is the path of o itself.
+func objectPath(o *load.Object) []string {
+	return append(collectionPath(o), o.Obj.GetName())
+}
