@@ -28,12 +28,17 @@ import (
 type writeRecorder struct {
 	mu    sync.Mutex
 	calls []string
+	// paths are those of every request.
+	paths []string
 }
 
 func (w *writeRecorder) wrap(c *rest.Config) *rest.Config {
 	c = rest.CopyConfig(c)
 	c.Wrap(func(next http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			w.mu.Lock()
+			w.paths = append(w.paths, req.URL.Path)
+			w.mu.Unlock()
 			if req.Method != http.MethodPost && req.Method != http.MethodPatch {
 				return next.RoundTrip(req)
 			}
@@ -64,6 +69,12 @@ func (w *writeRecorder) sorted() []string {
 // the events and the writes sent.
 func runWrites(t *testing.T, w *world, path string, opts apply.Options, withoutLists bool) ([]apply.Event, []string) {
 	t.Helper()
+	events, rec := runRecorded(t, w, path, opts, withoutLists)
+	return events, rec.sorted()
+}
+
+func runRecorded(t *testing.T, w *world, path string, opts apply.Options, withoutLists bool) ([]apply.Event, *writeRecorder) {
+	t.Helper()
 	rec := &writeRecorder{}
 	flags := genericclioptions.NewConfigFlags(true)
 	flags.KubeConfig = &cluster.Kubeconfig
@@ -93,7 +104,7 @@ func runWrites(t *testing.T, w *world, path string, opts apply.Options, withoutL
 	if err != nil {
 		t.Fatal(err)
 	}
-	return events, rec.sorted()
+	return events, rec
 }
 
 // comparable is what an event says, without what differs between two
@@ -213,4 +224,31 @@ func failedCount(events []apply.Event) int {
 		}
 	}
 	return n
+}
+
+// TestNoPathEscapesItsNamespace: objects in namespace ".." — enough of
+// them to be read by a LIST — fail with the dynamic client's words, and no
+// request is sent for them: the request path, cleaned, would name another
+// resource (/api/v1/namespaces/../configmaps is every namespace's).
+func TestNoPathEscapesItsNamespace(t *testing.T) {
+	requireCluster(t)
+	w := newWorld(t, kapplyTool, nil)
+	var manifest strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&manifest, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-%d, namespace: \"..\"}\ndata: {a: b}\n", i)
+	}
+	path := writeManifest(t, w, manifest.String())
+	for _, withoutLists := range []bool{false, true} {
+		events, rec := runRecorded(t, w, path, apply.Options{Namespace: w.ns}, withoutLists)
+		for _, p := range rec.paths {
+			if strings.Contains(p, "configmaps") {
+				t.Errorf("without Lists %v: a request was sent to %s", withoutLists, p)
+			}
+		}
+		for _, ev := range events {
+			if ev.Outcome != apply.Failed || ev.Err == nil || !strings.Contains(ev.Err.Error(), `invalid namespace "..": [may not be '..']`) {
+				t.Errorf("without Lists %v: %s: %s, %v", withoutLists, ev.Object.Ref(), ev.Outcome, ev.Err)
+			}
+		}
+	}
 }
