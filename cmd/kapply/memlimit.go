@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"runtime/debug"
+	"strconv"
+	"strings"
 )
 
 // softMemoryLimit is the heap size from which the garbage collector works
@@ -22,13 +24,48 @@ const softMemoryLimit = 280 << 20
 // 200, peak RSS the same (the limit holds it).
 const gcPercent = 200
 
+// cgroupMemoryFiles hold the memory limit of the process's cgroup (v2,
+// then v1), where a container runtime sets it.
+var cgroupMemoryFiles = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+
 // limitMemory sets the soft limit and the collector's pace, unless
 // GOMEMLIMIT or GOGC sets them already.
 func limitMemory() {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(softMemoryLimit)
+		debug.SetMemoryLimit(softLimit(cgroupMemory()))
 	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
+}
+
+// softLimit is softMemoryLimit, or three quarters of a container's memory
+// when that is less: in a pod of 256 MiB, the heap that GOGC=200 lets grow
+// to three times what a run holds must still stop short of the OOM killer.
+func softLimit(container int64) int64 {
+	if container > 0 && container/4*3 < softMemoryLimit {
+		return container / 4 * 3
+	}
+	return softMemoryLimit
+}
+
+// cgroupMemory is the memory limit of the process's cgroup in bytes, 0
+// when there is none or it cannot be read.
+func cgroupMemory() int64 {
+	for _, path := range cgroupMemoryFiles {
+		if data, err := os.ReadFile(path); err == nil {
+			return parseMemoryLimit(string(data))
+		}
+	}
+	return 0
+}
+
+// parseMemoryLimit reads a cgroup memory limit: "max" (v2) or a number of
+// bytes, of which v1 writes a huge one for none.
+func parseMemoryLimit(s string) int64 {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n <= 0 || n >= 1<<50 {
+		return 0
+	}
+	return n
 }

@@ -17,9 +17,10 @@ import (
 type Clients struct {
 	Dynamic dynamic.Interface
 	// Lists, when set, serves the LISTs that read many live objects at once
-	// (a REST client of dynamic.ConfigFor, as the dynamic client has): their
-	// items are decoded one by one instead of the whole list twice over (see
-	// decodeList). Without it, LISTs go through Dynamic.
+	// and the creates and patches of an apply (a REST client of
+	// dynamic.ConfigFor, as the dynamic client has, on the same transport):
+	// their answers are decoded once by jsonmap instead of twice over (see
+	// decodeList, rawwrite.go). Without it, they go through Dynamic.
 	Lists  rest.Interface
 	Mapper meta.RESTMapper
 	// Schemas gives each kind its merge strategies.
@@ -42,11 +43,8 @@ type Clients struct {
 // user-declared keys for lists the schemas leave atomic.
 func NewClients(cfg *rest.Config, mapper meta.RESTMapper, schemaDiscovery discovery.CachedDiscoveryInterface, mergeKeys []schema.Override) (Clients, error) {
 	cfg = rest.CopyConfig(cfg)
-	if cfg.RateLimiter == nil && cfg.QPS > 0 {
-		// One limit for every client built here (dynamic, Lists, the
-		// reachability check): each would otherwise get its own bucket,
-		// and the run could send --qps requests a second per client.
-		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
+	if cfg.RateLimiter == nil {
+		cfg.RateLimiter = sharedRateLimiter(cfg)
 	}
 	cfg.Wrap(takeRetryAfter)
 	cfg.WarningHandlerWithContext = serverWarnings{}
@@ -75,6 +73,24 @@ func NewClients(cfg *rest.Config, mapper meta.RESTMapper, schemaDiscovery discov
 		return Clients{}, fmt.Errorf("creating discovery client: %w", err)
 	}
 	return Clients{Dynamic: dyn, Lists: lists, Mapper: mapper, Schemas: schemas, Discovery: version, Host: cfg.Host, RequestTimeout: cfg.Timeout}, nil
+}
+
+// sharedRateLimiter is the limiter client-go would give each client built
+// from cfg, with its defaults for a zero QPS or burst (nil: none), so that
+// every client of the run draws on one limit: each would otherwise get its
+// own, and the run could send --qps requests a second per client.
+func sharedRateLimiter(cfg *rest.Config) flowcontrol.RateLimiter {
+	qps, burst := cfg.QPS, cfg.Burst
+	if qps == 0 {
+		qps = rest.DefaultQPS
+	}
+	if burst == 0 {
+		burst = rest.DefaultBurst
+	}
+	if qps <= 0 {
+		return nil
+	}
+	return flowcontrol.NewTokenBucketRateLimiter(qps, burst)
 }
 
 // Applier applies objects to one cluster: for each, the three-way merge of

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"mime"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -77,11 +78,11 @@ func decodeWritten(res rest.Result) (*unstructured.Unstructured, error) {
 	if err := res.Error(); err != nil {
 		return nil, err
 	}
-	if body, _ := res.Raw(); len(body) > 0 {
-		if obj, err := jsonmap.Object(body); err == nil {
-			if kind, _ := obj["kind"].(string); kind != "" && kind != "Status" {
-				return &unstructured.Unstructured{Object: obj}, nil
-			}
+	var contentType string
+	res.ContentType(&contentType)
+	if body, _ := res.Raw(); len(body) > 0 && isJSON(contentType) {
+		if obj, err := jsonmap.Object(body); err == nil && isObject(obj) {
+			return &unstructured.Unstructured{Object: obj}, nil
 		}
 	}
 	var out unstructured.Unstructured
@@ -111,6 +112,20 @@ func validNamespace(namespace string) error {
 		return fmt.Errorf("invalid namespace %q: %v", namespace, msgs)
 	}
 	return nil
+}
+
+// isJSON tells a JSON answer, the one kind the dynamic client decodes.
+func isJSON(contentType string) bool {
+	mediaType, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mediaType == "application/json"
+}
+
+// isObject tells an answer the dynamic client takes for an object: a kind
+// that is not Status, an apiVersion that is a string if any.
+func isObject(obj map[string]any) bool {
+	kind, _ := obj["kind"].(string)
+	_, isString := obj["apiVersion"].(string)
+	return kind != "" && kind != "Status" && (isString || obj["apiVersion"] == nil)
 }
 
 // collectionPath is the path of o's resource, in its namespace when it has

@@ -1,6 +1,7 @@
 package lastapplied
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -83,7 +84,14 @@ func AttachRecord(obj *unstructured.Unstructured, rec Recording) (Attached, erro
 	}
 	room := AnnotationLimit - otherAnnotationsSize(obj)
 	if len(Annotation)+len(record) <= room {
-		return Attached{Obj: WithRecord(obj, record), record: record, recorded: recorded}, nil
+		a := Attached{Obj: WithRecord(obj, record), record: record, recorded: recorded}
+		if bytes.Contains(record, []byte(`\ufffd`)) {
+			// A string that is not UTF-8 was written with U+FFFD in
+			// its place (or the text \ufffd was): what the record
+			// decodes to is not what it was encoded from.
+			a.recorded = nil
+		}
+		return a, nil
 	}
 	compact, err := compactRecord(record, room-len(CompactAnnotation))
 	if err != nil {
@@ -109,7 +117,7 @@ func AttachRecord(obj *unstructured.Unstructured, rec Recording) (Attached, erro
 // three-way merge needs: nothing to delete. The returned map shares the
 // file's values and must not be modified.
 func (a Attached) LastApplied(live *unstructured.Unstructured) (map[string]any, error) {
-	if a.record != nil {
+	if a.recorded != nil {
 		if raw, ok, _ := unstructured.NestedString(live.Object, "metadata", "annotations", Annotation); ok && raw == string(a.record) {
 			return a.recorded, nil
 		}

@@ -165,3 +165,35 @@ func TestEncodeIsTheUnstructuredSchemes(t *testing.T) {
 		}
 	}
 }
+
+// TestLastAppliedOfStringsThatAreNotUTF8: a library caller's object may
+// hold bytes that are not UTF-8, which the record holds as U+FFFD: the
+// record is then decoded, and LastApplied gives what Read gives.
+func TestLastAppliedOfStringsThatAreNotUTF8(t *testing.T) {
+	for _, data := range []map[string]any{
+		{"k": "a\xffb"},
+		{"a\xffb": "v"},
+		{"k": `the text \ufffd`},
+	} {
+		obj := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "c"},
+			"data":     data,
+		}}
+		a, err := AttachRecord(obj, Recording{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := a.LastApplied(a.Obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Read(a.Obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("data %q: LastApplied gives %q, Read %q", data, got["data"], want["data"])
+		}
+	}
+}

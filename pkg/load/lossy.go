@@ -192,21 +192,33 @@ func collision(v any, depth int) error {
 	case map[any]any:
 		// The first collision by JSON key, then each value by JSON key:
 		// the same message whatever the map order.
-		byKey := make(map[string][]string, len(v))
 		values := make(map[string]any, len(v))
+		var colliding map[string]bool // rare: keys are formatted only then
 		for k, e := range v {
-			if key, ok := jsonKey(k); ok { // else the load refuses it
-				byKey[key] = append(byKey[key], fmt.Sprintf("%#v", k))
-				values[key] = e
+			key, ok := jsonKey(k)
+			if !ok {
+				continue // the load refuses it
 			}
-		}
-		keys := slices.Sorted(maps.Keys(byKey))
-		for _, key := range keys {
-			if yamlKeys := byKey[key]; len(yamlKeys) > 1 {
-				slices.Sort(yamlKeys)
-				return fmt.Errorf("keys %s of one map all become %q in JSON: %w", strings.Join(yamlKeys, ", "), key, ErrDuplicateKey)
+			if _, twice := values[key]; twice {
+				if colliding == nil {
+					colliding = map[string]bool{}
+				}
+				colliding[key] = true
 			}
+			values[key] = e
 		}
+		if colliding != nil {
+			key := slices.Min(slices.Collect(maps.Keys(colliding)))
+			var yamlKeys []string
+			for k := range v {
+				if s, ok := jsonKey(k); ok && s == key {
+					yamlKeys = append(yamlKeys, fmt.Sprintf("%#v", k))
+				}
+			}
+			slices.Sort(yamlKeys)
+			return fmt.Errorf("keys %s of one map all become %q in JSON: %w", strings.Join(yamlKeys, ", "), key, ErrDuplicateKey)
+		}
+		keys := slices.Sorted(maps.Keys(values))
 		for _, key := range keys {
 			if err := collision(values[key], depth+1); err != nil {
 				return err
