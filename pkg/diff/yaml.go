@@ -10,8 +10,10 @@ import (
 // toYAML renders an object as sigs.k8s.io/yaml.Marshal does, byte for byte.
 // That function encodes JSON, parses the JSON back with yaml.v2 and encodes
 // the result: half of a large diff's time and allocations went there. Where
-// the round trip cannot change a value, yaml.v2 encodes the object directly;
-// elsewhere the round trip runs as before (see direct).
+// the round trip cannot change a value, the object is encoded directly:
+// by emitYAML, which writes yaml.v2's bytes without its machinery, or by
+// yaml.v2 itself where emitYAML is not sure; elsewhere the round trip runs
+// as before (see direct).
 func toYAML(obj map[string]any) (string, error) {
 	if obj == nil {
 		return "", nil
@@ -19,6 +21,9 @@ func toYAML(obj map[string]any) (string, error) {
 	if !direct(obj) {
 		out, err := yaml.Marshal(obj)
 		return string(out), err
+	}
+	if out, ok := emitYAML(obj); ok {
+		return out, nil
 	}
 	out, err := goyaml.Marshal(obj)
 	return string(out), err
