@@ -19,8 +19,33 @@ import (
 // builder skips. It parses once, strictly: without an error the strict
 // parse gives what the builder's parse gives, and it has found no key set
 // twice (see lossError). why is the fallback reason when the builder
-// fails on the document, or when readLocal does not follow it.
+// fails on the document, or when readLocal does not follow it. Documents
+// of the common block shape are parsed by fastYAML, to the same map.
 func yamlObject(doc []byte) (obj runtime.Object, why string) {
+	m, ok := fastYAML(doc)
+	if !ok {
+		if m, why = yamlMap(doc); why != "" {
+			return nil, why
+		}
+	}
+	return mapObject(m)
+}
+
+// mapObject is the object the builder makes of m, a document's map (nil:
+// an empty or null document, which the builder skips).
+func mapObject(m map[string]any) (runtime.Object, string) {
+	if m == nil {
+		return nil, ""
+	}
+	if !metadataDecodes(m) {
+		return nil, fallbackObject
+	}
+	return objectOf(m)
+}
+
+// yamlMap is what jsonValue makes of the strict parse of doc: a map, or
+// nil for an empty or null document.
+func yamlMap(doc []byte) (map[string]any, string) {
 	var v any
 	if err := yaml.UnmarshalStrict(doc, &v); err != nil {
 		return nil, fallbackYAML
@@ -35,11 +60,7 @@ func yamlObject(doc []byte) (obj runtime.Object, why string) {
 	if why != "" {
 		return nil, why
 	}
-	m := converted.(map[string]any)
-	if !metadataDecodes(m) {
-		return nil, fallbackObject
-	}
-	return objectOf(m)
+	return converted.(map[string]any), ""
 }
 
 // jsonObject is the object the builder makes of one value of a JSON

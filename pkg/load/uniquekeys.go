@@ -105,19 +105,30 @@ func plainUniqueKeys(doc []byte) bool {
 // splitKey splits "key: value" or "key:" where key is a plain name that
 // YAML 1.1 reads as a string, and only as itself.
 func splitKey(s []byte) (key string, value []byte, ok bool) {
+	i := keyLength(s)
+	if i == 0 {
+		return "", s, false
+	}
+	return string(s[:i]), bytes.TrimLeft(s[i+1:], " "), true
+}
+
+// keyLength is the length of the key splitKey finds in s, 0 if none.
+func keyLength(s []byte) int {
 	i := 0
 	for i < len(s) && isKeyByte(s[i], i == 0) {
 		i++
 	}
 	if i == 0 || i >= len(s) || s[i] != ':' || (i+1 < len(s) && s[i+1] != ' ') {
-		return "", s, false
+		return 0
 	}
-	key = string(s[:i])
-	switch strings.ToLower(key) {
-	case "y", "n", "yes", "no", "true", "false", "on", "off", "null":
-		return "", s, false
+	if i <= len("false") && strings.IndexByte("yYnNtTfFoO", s[0]) >= 0 {
+		for _, word := range []string{"y", "n", "yes", "no", "true", "false", "on", "off", "null"} {
+			if strings.EqualFold(string(s[:i]), word) {
+				return 0
+			}
+		}
 	}
-	return key, bytes.TrimLeft(s[i+1:], " "), true
+	return i
 }
 
 // isKeyByte: letters, digits and _ . / - , a letter or _ first.
