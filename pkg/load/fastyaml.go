@@ -593,7 +593,10 @@ func resolveByYAML(text []byte) (any, bool) {
 	err := yaml.UnmarshalStrict(append([]byte("v: "), text...), &m)
 	if v, in := m["v"]; err == nil && in && len(m) == 1 {
 		v, why := jsonValue(v, 0)
-		r = resolvedScalar{v, why == ""}
+		// Only a scalar is kept: the value is shared by every document
+		// holding the text, and a map or list would be changed in place
+		// by whoever edits one of them.
+		r = resolvedScalar{v, why == "" && isScalar(v)}
 	}
 	resolvedScalars.Lock()
 	if len(resolvedScalars.m) < maxResolved {
@@ -601,6 +604,15 @@ func resolveByYAML(text []byte) (any, bool) {
 	}
 	resolvedScalars.Unlock()
 	return r.v, r.ok
+}
+
+// isScalar tells a value no one can change in place.
+func isScalar(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return true
 }
 
 // lineAt returns the line that starts at pos, and where the next one starts.
