@@ -14,6 +14,7 @@ package diff
 // The differential tests in yamlemit_test.go hold it to yaml.v2's bytes.
 
 import (
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -162,26 +163,10 @@ func (e *yamlEmitter) scalar(v any, indent int) bool {
 		e.buf = append(e.buf, "null"...)
 	case bool:
 		e.buf = strconv.AppendBool(e.buf, x)
-	case int:
-		e.buf = strconv.AppendInt(e.buf, int64(x), 10)
-	case int8:
-		e.buf = strconv.AppendInt(e.buf, int64(x), 10)
-	case int16:
-		e.buf = strconv.AppendInt(e.buf, int64(x), 10)
-	case int32:
-		e.buf = strconv.AppendInt(e.buf, int64(x), 10)
-	case int64:
-		e.buf = strconv.AppendInt(e.buf, x, 10)
-	case uint:
-		e.buf = strconv.AppendUint(e.buf, uint64(x), 10)
-	case uint8:
-		e.buf = strconv.AppendUint(e.buf, uint64(x), 10)
-	case uint16:
-		e.buf = strconv.AppendUint(e.buf, uint64(x), 10)
-	case uint32:
-		e.buf = strconv.AppendUint(e.buf, uint64(x), 10)
-	case uint64:
-		e.buf = strconv.AppendUint(e.buf, x, 10)
+	case int, int8, int16, int32, int64:
+		e.buf = strconv.AppendInt(e.buf, reflect.ValueOf(x).Int(), 10)
+	case uint, uint8, uint16, uint32, uint64:
+		e.buf = strconv.AppendUint(e.buf, reflect.ValueOf(x).Uint(), 10)
 	case string:
 		return e.value(x, indent)
 	default:
