@@ -239,7 +239,7 @@ func errorLineHasAll(stderr string, parts []string) bool {
 // file is merged into the live object (a key dropped from the file is
 // deleted, a key another writer added is kept); an object created without
 // the annotation is patched with a warning and gets one; a malformed
-// annotation is treated as absent, so nothing is deleted on a guess.
+// annotation is refused, as kubectl refuses it, and nothing changes.
 func TestApplyUpdatesExistingObjects(t *testing.T) {
 	testcluster.Require(t, cluster)
 	ns := cluster.Namespace(t)
@@ -265,7 +265,7 @@ func TestApplyUpdatesExistingObjects(t *testing.T) {
 	}
 	writeFile(t, dir, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bare}\ndata: {x: \"1\"}\n")
 	r := kapply(t, "apply", "-f", dir, "-n", ns)
-	if r.code != 0 || r.stdout != "configmap/bare configured\n" || !strings.Contains(r.stderr, "treating it as absent") {
+	if r.code != exitFailed || r.stdout != "" || !strings.Contains(r.stderr, "configmap/bare -n "+ns+" (from ") || !strings.Contains(r.stderr, "invalid JSON document") {
 		t.Errorf("malformed annotation: exit %d\nstdout %q\nstderr %q", r.code, r.stdout, r.stderr)
 	}
 	assertData(t, cms, "bare", map[string]any{"x": "1", "y": "2"})

@@ -129,10 +129,14 @@ func (r *runner) plan(o *load.Object, live *unstructured.Unstructured) (*merge.P
 	attached, compactWarnings, attachErr := r.attachRecord(o, live)
 	last, err := attached.LastApplied(live)
 	switch {
-	case errors.Is(err, lastapplied.ErrMalformed):
+	case errors.Is(err, lastapplied.ErrCompactCorrupt):
 		warnings = append(warnings, fmt.Sprintf("%s: %v; treating it as absent, so no field is deleted on a guess", o.Ref(), err))
+	case errors.Is(err, lastapplied.ErrMalformed):
+		return nil, nil, malformedRecordError(o, err)
 	case err != nil:
 		return nil, nil, err
+	case last == nil && lastapplied.HasRecord(live):
+		warnings = append(warnings, fmt.Sprintf("%s has an empty or null %s annotation; it is patched and gets a record now, as kubectl does", o.Ref(), lastapplied.Annotation))
 	case last == nil:
 		warnings = append(warnings, fmt.Sprintf("%s has no %s annotation; it is patched and gets one now, as kubectl does", o.Ref(), lastapplied.Annotation))
 	}

@@ -76,7 +76,7 @@ func TestAttachPacksTheExactRecord(t *testing.T) {
 	if _, has := out.GetAnnotations()[Annotation]; has || len(full) <= AnnotationLimit {
 		t.Fatalf("full record written (%v) or not past the limit (%d bytes)", has, len(full))
 	}
-	unpacked, err := unpack(compact)
+	unpacked, err := unpack(compact, maxUnpacked)
 	if err != nil || !bytes.Equal(unpacked, full) {
 		t.Fatalf("compact record unpacks to %d bytes (err %v), want the %d bytes of the full record", len(unpacked), err, len(full))
 	}
@@ -155,10 +155,14 @@ func TestAttachFailsWhenEvenTheDigestsDoNotFit(t *testing.T) {
 }
 
 // TestReadCompactRecords: a packed record, one written unpacked by earlier
-// kapply versions, and malformed ones (errors wrapping ErrMalformed, which
-// apply treats as no record).
+// kapply versions, and corrupt ones (errors wrapping ErrCompactCorrupt,
+// which apply treats as no record).
 func TestReadCompactRecords(t *testing.T) {
 	packed, err := pack([]byte(`{"spec":{"a":1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nullPacked, err := pack([]byte(`null`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,13 +175,14 @@ func TestReadCompactRecords(t *testing.T) {
 		{"not base64", "not base64!", true},
 		{"base64, not gzip", base64.StdEncoding.EncodeToString([]byte("plain")), true},
 		{"truncated", string(packed[:len(packed)-8]), true},
+		{"null", string(nullPacked), true},
 	} {
 		live := widget(nil)
 		live.SetAnnotations(map[string]string{CompactAnnotation: c.raw})
 		got, err := Read(live)
 		switch {
-		case c.malformed && !errors.Is(err, ErrMalformed):
-			t.Errorf("%s: err %v, want ErrMalformed", c.name, err)
+		case c.malformed && !errors.Is(err, ErrCompactCorrupt):
+			t.Errorf("%s: err %v, want ErrCompactCorrupt", c.name, err)
 		case !c.malformed && (err != nil || !reflect.DeepEqual(got, map[string]any{"spec": map[string]any{"a": int64(1)}})):
 			t.Errorf("%s: %v, err %v", c.name, got, err)
 		}

@@ -8,11 +8,6 @@ import (
 	"io"
 )
 
-// maxUnpacked bounds what a compact record may unpack to: no object the API
-// server stores comes near it, so a larger one is malformed (a gzip bomb),
-// not a record.
-const maxUnpacked = 32 << 20
-
 // pack gzips a record and encodes it in base64, the annotation's text. The
 // output depends on the bytes alone (no name, no time in the gzip header),
 // so the same record packs to the same annotation on every apply.
@@ -35,42 +30,30 @@ func pack(record []byte) ([]byte, error) {
 
 // unpack returns the JSON of a compact record: the annotation itself when it
 // is a JSON object (kapply wrote compact records unpacked before), else the
-// record pack encoded. Errors wrap ErrMalformed.
-func unpack(raw string) ([]byte, error) {
+// record pack encoded, unpacked up to limit bytes and no further (never the
+// whole of a gzip bomb). Errors wrap ErrCompactCorrupt.
+func unpack(raw string, limit int) ([]byte, error) {
 	if len(raw) > 0 && raw[0] == '{' {
 		return []byte(raw), nil
 	}
 	zipped, err := base64.StdEncoding.DecodeString(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the compact record is neither JSON nor base64: %w", ErrMalformed, err)
+		return nil, fmt.Errorf("%w: neither JSON nor base64: %w", ErrCompactCorrupt, err)
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(zipped))
 	if err != nil {
-		return nil, fmt.Errorf("%w: unpacking the compact record: %w", ErrMalformed, err)
+		return nil, fmt.Errorf("%w: unpacking it: %w", ErrCompactCorrupt, err)
 	}
-	record, err := io.ReadAll(io.LimitReader(zr, maxUnpacked+1))
-	if err == nil {
+	record, err := io.ReadAll(io.LimitReader(zr, int64(limit)+1))
+	if err == nil && len(record) <= limit {
 		err = zr.Close()
 	}
 	switch {
+	case len(record) > limit:
+		return nil, fmt.Errorf("%w: it unpacks to more than %d bytes (a compact record may reach %d times the size of the object it sits on, at least %d)",
+			ErrCompactCorrupt, limit, recordFactor, minBoundBytes)
 	case err != nil:
-		return nil, fmt.Errorf("%w: unpacking the compact record: %w", ErrMalformed, err)
-	case len(record) > maxUnpacked:
-		return nil, fmt.Errorf("%w: the compact record unpacks to more than %d bytes", ErrMalformed, maxUnpacked)
+		return nil, fmt.Errorf("%w: unpacking it: %w", ErrCompactCorrupt, err)
 	}
 	return record, nil
-}
-
-// recordJSON returns the JSON of the record in annotations — kubectl's, or
-// else kapply's compact one — and whether there is one.
-func recordJSON(annotations map[string]string) ([]byte, bool, error) {
-	if raw, ok := annotations[Annotation]; ok {
-		return []byte(raw), true, nil
-	}
-	raw, ok := annotations[CompactAnnotation]
-	if !ok {
-		return nil, false, nil
-	}
-	record, err := unpack(raw)
-	return record, true, err
 }

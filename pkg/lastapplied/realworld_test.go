@@ -49,7 +49,7 @@ func checkExact(t *testing.T, obj, out *unstructured.Unstructured) {
 		t.Fatal(err)
 	}
 	compact := out.GetAnnotations()[CompactAnnotation]
-	unpacked, err := unpack(compact)
+	unpacked, err := unpack(compact, maxUnpacked)
 	if err != nil || !bytes.Equal(unpacked, full) {
 		t.Errorf("%s: the compact record is not the full one (err %v)", obj.GetName(), err)
 	}

@@ -74,25 +74,6 @@ func WithRecord(obj *unstructured.Unstructured, record []byte) *unstructured.Uns
 	return out
 }
 
-// Read returns the last-applied configuration recorded on a live object —
-// kubectl's record, or else kapply's compact one — or nil when it has none.
-// A record that is not a JSON object is an error wrapping ErrMalformed:
-// callers warn and treat it as absent, never delete fields on a guess.
-func Read(live *unstructured.Unstructured) (map[string]any, error) {
-	raw, ok, err := recordJSON(live.GetAnnotations())
-	if !ok || err != nil {
-		return nil, err
-	}
-	// jsonmap decodes as apimachinery's json does (whole numbers int64,
-	// as unstructured objects keep them), faster: a LIST's every object
-	// may carry a record.
-	obj, err := jsonmap.Object(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	return obj, nil
-}
-
 // SecretRecord says how a record keeps a v1 Secret's values (data and
 // stringData).
 type SecretRecord int

@@ -43,15 +43,6 @@ func View(live *unstructured.Unstructured, format string) ([]byte, error) {
 	return nil, fmt.Errorf(`output format must be "yaml" or "json", not %q`, format)
 }
 
-// rawRecord is the record's JSON, kubectl's record first.
-func rawRecord(live *unstructured.Unstructured) ([]byte, error) {
-	raw, ok, err := recordJSON(live.GetAnnotations())
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrNoRecord, live.GetName())
-	}
-	return raw, err
-}
-
 // redactedView is the record raw of live as View shows it: a Secret's
 // record with every value redacted. Other records, and Secret records
 // redacted already, are raw as it is.

@@ -1,0 +1,78 @@
+package lastapplied
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kapply/kapply/internal/jsonmap"
+)
+
+// Read returns the last-applied configuration recorded on a live object —
+// kubectl's record, or else kapply's compact one — or nil when it has none.
+// kubectl's record when it is not a JSON object is an error wrapping
+// ErrMalformed (kubectl apply refuses the object); an empty one or null is
+// none, as for kubectl. A compact record that cannot be read, or holds more
+// than the object could have recorded, is an error wrapping
+// ErrCompactCorrupt: callers warn and treat it as absent, never delete
+// fields on a guess.
+func Read(live *unstructured.Unstructured) (map[string]any, error) {
+	annotations := live.GetAnnotations()
+	if raw, ok := annotations[Annotation]; ok {
+		return readKubectlRecord(raw)
+	}
+	if raw, ok := annotations[CompactAnnotation]; ok {
+		return readCompact(raw, live)
+	}
+	return nil, nil
+}
+
+// readKubectlRecord decodes kubectl's record as kubectl apply does
+// (strategicpatch.CreateThreeWayMergePatch): empty is no record.
+func readKubectlRecord(raw string) (map[string]any, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	// jsonmap decodes as apimachinery's json does (whole numbers int64,
+	// as unstructured objects keep them), faster: a LIST's every object
+	// may carry a record.
+	record, err := jsonmap.Object([]byte(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	return record, nil
+}
+
+// readCompact decodes raw, the compact record of live, within live's bound.
+func readCompact(raw string, live *unstructured.Unstructured) (record map[string]any, err error) {
+	err = withCompactJSON(raw, live, func(data []byte) error {
+		var err error
+		switch record, err = jsonmap.Object(data); {
+		case err != nil:
+			return fmt.Errorf("%w: %w", ErrCompactCorrupt, err)
+		case record == nil:
+			return fmt.Errorf("%w: it is null", ErrCompactCorrupt)
+		}
+		return nil
+	})
+	return record, err
+}
+
+// rawRecord is the JSON of live's record, kubectl's record first, a compact
+// one unpacked within its bound.
+func rawRecord(live *unstructured.Unstructured) ([]byte, error) {
+	annotations := live.GetAnnotations()
+	if raw, ok := annotations[Annotation]; ok {
+		return []byte(raw), nil
+	}
+	raw, ok := annotations[CompactAnnotation]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNoRecord, live.GetName())
+	}
+	var record []byte
+	err := withCompactJSON(raw, live, func(data []byte) error {
+		record = data
+		return nil
+	})
+	return record, err
+}
