@@ -5,11 +5,14 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +21,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
@@ -276,4 +281,102 @@ var kapplyBuild struct {
 	once sync.Once
 	path string
 	err  error
+}
+
+// bigConfigMap is ConfigMap big whose keys each hold 100 KiB: four make a
+// record past the annotation limit.
+func bigConfigMap(keys ...string) string {
+	value := strings.Repeat("0123456789abcdef", 100*1024/16)
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %s: %s%s\n", k, k, value)
+	}
+	return b.String()
+}
+
+// TestCompactRecordShadowedByKubectlWarns: kapply compacts the record of
+// a big ConfigMap (keys a-d); kubectl apply of a smaller file (a, e) writes
+// its own record and leaves the compact one, which it does not know. The
+// next kapply apply (file: a) takes kubectl's record — e is deleted — and
+// drops the compact one: b, c and d, which only the compact record held,
+// stay, and a warning names the object and those keys (no value). The
+// next apply is quiet. kubectl v1.37.1 writes its record when its binary
+// is there; else its write is made as it makes it (a merge patch of its
+// record and the file's keys).
+func TestCompactRecordShadowedByKubectlWarns(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"big.yaml": bigConfigMap("a", "b", "c", "d")})
+	if r := kapply(t, "apply", "-f", dir, "-n", ns); r.code != 0 || !strings.Contains(r.stderr, lastapplied.CompactAnnotation) {
+		t.Fatalf("create: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	writeFile(t, dir, "big.yaml", bigConfigMap("a", "e"))
+	kubectlApplies(t, filepath.Join(dir, "big.yaml"), ns)
+	cms := dynClient(t).Resource(configMaps).Namespace(ns)
+	live, err := cms.Get(context.Background(), "big", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if annotations := live.GetAnnotations(); annotations[lastapplied.Annotation] == "" || annotations[lastapplied.CompactAnnotation] == "" {
+		t.Fatalf("after kubectl apply, want both records: %v", slices.Collect(maps.Keys(annotations)))
+	}
+
+	writeFile(t, dir, "big.yaml", bigConfigMap("a"))
+	r := kapply(t, "apply", "-f", dir, "-n", ns)
+	warning := "Warning: configmap/big -n " + ns + ": kapply drops its " + lastapplied.CompactAnnotation + " record: kubectl apply wrote " + lastapplied.Annotation +
+		" after it, and that record is the one kapply reads; these fields only the compact record held stay on the object, and are no longer removed when the file drops them: data.b, data.c, data.d\n"
+	if r.code != 0 || r.stdout != "configmap/big configured\n" || !strings.Contains(r.stderr, warning) || strings.Contains(r.stderr, "0123456789abcdef") {
+		t.Errorf("exit %d, stdout %q\nstderr:\n%.3000s\nwant the warning:\n%s", r.code, r.stdout, r.stderr, warning)
+	}
+	live, err = cms.Get(context.Background(), "big", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := live.Object["data"].(map[string]any)
+	if keys := slices.Sorted(maps.Keys(data)); !slices.Equal(keys, []string{"a", "b", "c", "d"}) {
+		t.Errorf("live keys %v, want a-d: e deleted by kubectl's record, b-d kept", keys)
+	}
+	if _, compact := live.GetAnnotations()[lastapplied.CompactAnnotation]; compact {
+		t.Error("the compact record is still there")
+	}
+	if r := kapply(t, "apply", "-f", dir, "-n", ns); r.code != 0 || r.stdout != "configmap/big unchanged\n" || strings.Contains(r.stderr, "Warning") {
+		t.Errorf("re-apply: exit %d, stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// kubectlApplies runs kubectl v1.37.1 apply of file, an object that has
+// no kubectl record yet; without its binary it makes kubectl's write: a
+// patch of the file's data and its record (lastapplied.Encode writes
+// kubectl's bytes), deleting nothing.
+func kubectlApplies(t *testing.T, file, ns string) {
+	t.Helper()
+	if bin := kubectl137(t); bin != "" {
+		if out, err := exec.Command(bin, "apply", "-f", file, "-n", ns, "--kubeconfig", cluster.Kubeconfig).CombinedOutput(); err != nil {
+			t.Fatalf("kubectl apply: %v\n%s", err, out)
+		}
+		return
+	}
+	t.Log("kubectl v1.37.1 not built (bin/kubectlcmd/kubectl): its write is made by the test")
+	content, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(content, &obj.Object); err != nil {
+		t.Fatal(err)
+	}
+	obj.SetNamespace(ns)
+	record, err := lastapplied.Encode(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err := json.Marshal(map[string]any{"data": obj.Object["data"], "metadata": map[string]any{"annotations": map[string]any{lastapplied.Annotation: string(record)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dynClient(t).Resource(configMaps).Namespace(ns).Patch(context.Background(), obj.GetName(), types.StrategicMergePatchType, patch,
+		metav1.PatchOptions{FieldManager: "kubectl-client-side-apply"}); err != nil {
+		t.Fatal(err)
+	}
 }

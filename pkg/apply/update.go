@@ -162,6 +162,9 @@ func (r *runner) plan(o *load.Object, live *unstructured.Unstructured) (*merge.P
 	for _, w := range plan.Warnings {
 		warnings = append(warnings, fmt.Sprintf("%s: %s", o.Ref(), w))
 	}
+	if w := shadowedCompactWarning(o, live, file.Object, kind, plan); w != "" {
+		warnings = append(warnings, w)
+	}
 	return plan, warnings, nil
 }
 

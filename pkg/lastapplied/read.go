@@ -58,6 +58,22 @@ func readCompact(raw string, live *unstructured.Unstructured) (record map[string
 	return record, err
 }
 
+// ShadowedCompact returns the compact record live carries beside kubectl's
+// record, nil when it does not carry both. Read takes kubectl's: kubectl
+// apply, which knows nothing of the compact record, neither reads nor
+// removes it, so kubectl's record is the later one — written by a kubectl
+// apply after kapply compacted the record (of a file that fits the limit
+// again). The next apply drops the compact record; what it alone held is
+// then no longer removed when the file drops it.
+func ShadowedCompact(live *unstructured.Unstructured) (map[string]any, error) {
+	annotations := live.GetAnnotations()
+	raw, compact := annotations[CompactAnnotation]
+	if _, full := annotations[Annotation]; !full || !compact {
+		return nil, nil
+	}
+	return readCompact(raw, live)
+}
+
 // rawRecord is the JSON of live's record, kubectl's record first, a compact
 // one unpacked within its bound.
 func rawRecord(live *unstructured.Unstructured) ([]byte, error) {
