@@ -123,7 +123,7 @@ reason, and the exit code is 1.`,
 	flags.BoolVar(&opts.serverSide, "server-side", false, "send each object as a server-side apply patch (managedFields decide ownership); objects last applied client-side are upgraded so dropped fields are still deleted")
 	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own")
 	flags.StringVar(&opts.subresource, "subresource", "", `with --server-side: apply to this subresource of each object ("status", "scale"), as kubectl's --subresource`)
-	flags.BoolVar(&opts.replace, "force", false, "when the server refuses a patch because a field is immutable (a Deployment's selector, a Job's template) or keeps reporting a conflict, delete the object and create it from the file, as kubectl apply --force (dependents go by --cascade; if the create fails, the original is created again)")
+	flags.BoolVar(&opts.replace, "force", false, "when the server refuses a patch because a field is immutable (a Deployment's selector, a Job's template) or keeps reporting a conflict, delete the object and create it from the file, as kubectl apply --force (dependents go by --cascade). Unlike kubectl, refused before deleting when the server's dry run of the create is denied; the original is saved to a file (its path printed) until an object exists again, and created again if the create fails or the run is interrupted")
 	flags.IntVar(&opts.gracePeriod, "grace-period", -1, "with --force, the seconds given to the object to terminate gracefully when it is deleted; negative: the object's own")
 	addOverwriteFlag(cmd, &opts.noOverwrite, "take the file's value for a field someone else changed since the last apply; with --overwrite=false such an object is refused (the others are applied) and the exit code is 1")
 	flags.StringVar(&opts.secretRecord, "secret-record", "redacted", `how a Secret's values are kept in its last-applied record: "redacted" (each value a salted digest, keys kept; see docs/secret-records.md) or "plain" (as kubectl keeps them)`)
@@ -146,6 +146,10 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	}
 	bar := newProgress(streams.ErrOut)
 	runOpts.Progress = bar.update
+	runOpts.OnForceBackup = func(o *load.Object, path string) {
+		bar.clear()
+		fmt.Fprintf(streams.ErrOut, "kapply: saved %s to %s before deleting it for --force\n", o.Ref(), path)
+	}
 	lines := printer.stream(streams, bar.clear)
 	if lines != nil {
 		// Lines print no object: the run need not keep them, nor read

@@ -111,11 +111,13 @@ func onlyObject(t *testing.T, resource schema.GroupVersionResource, ns, _ string
 	return &list.Items[0]
 }
 
-// TestForceRestoresOriginalAsKubectl: when the create from the file fails
-// too (a Service's clusterIP outside the service range), the original
-// object is created again — same clusterIP and selector, a new UID — and
-// the error is the create's; exit 1. kubectl does the same.
-func TestForceRestoresOriginalAsKubectl(t *testing.T) {
+// TestForceKeepsOriginalWhenTheCreateIsInvalid: when the server would
+// refuse the create from the file too (a Service's clusterIP outside the
+// service range), kubectl deletes the object and creates the original
+// again — the same clusterIP and selector, a new UID. kapply asks the
+// server's dry run of the create first and deletes nothing: the same
+// object (UID), the create's error, exit 1 for both.
+func TestForceKeepsOriginalWhenTheCreateIsInvalid(t *testing.T) {
 	testcluster.Require(t, cluster)
 	requireKubectl(t)
 	service := func(spec string) string {
@@ -136,15 +138,15 @@ func TestForceRestoresOriginalAsKubectl(t *testing.T) {
 		if r.code != 1 || !strings.Contains(r.stderr, "failed to allocate IP 192.168.99.99") {
 			t.Errorf("%s: exit %d, want 1 and the create's error\n%s", tool, r.code, r.stderr)
 		}
-		if tool == "kapply" && !strings.Contains(r.stderr, "the original object was restored") {
-			t.Errorf("kapply: the error does not say the original was restored\n%s", r.stderr)
+		if tool == "kapply" && !strings.Contains(r.stderr, "--force: not deleting the object: the server refuses to create it from the file") {
+			t.Errorf("kapply: the error does not say the object was not deleted\n%s", r.stderr)
 		}
 		after := onlyObject(t, services, ns, "svc")
 		ip, _, _ := unstructured.NestedString(after.Object, "spec", "clusterIP")
 		wantIP, _, _ := unstructured.NestedString(before.Object, "spec", "clusterIP")
 		selector, _, _ := unstructured.NestedStringMap(after.Object, "spec", "selector")
-		if after.GetUID() == before.GetUID() || ip != wantIP || selector["app"] != "a" {
-			t.Errorf("%s: not restored: uid %s (was %s), clusterIP %s (was %s), selector %v", tool, after.GetUID(), before.GetUID(), ip, wantIP, selector)
+		if (after.GetUID() == before.GetUID()) != (tool == "kapply") || ip != wantIP || selector["app"] != "a" {
+			t.Errorf("%s: uid %s (was %s), clusterIP %s (was %s), selector %v", tool, after.GetUID(), before.GetUID(), ip, wantIP, selector)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,10 +26,23 @@ type result struct {
 // kapply runs the CLI in-process against the test cluster.
 func kapply(t *testing.T, args ...string) result {
 	t.Helper()
+	return kapplyWith(run, args...)
+}
+
+// kapplyContext runs the CLI in-process against the test cluster until ctx
+// ends, as a first SIGINT ends the run.
+func kapplyContext(t *testing.T, ctx context.Context, args ...string) result {
+	t.Helper()
+	return kapplyWith(func(args []string, streams genericiooptions.IOStreams) error {
+		return runContext(ctx, args, streams)
+	}, args...)
+}
+
+func kapplyWith(runFn func([]string, genericiooptions.IOStreams) error, args ...string) result {
 	var out, errOut bytes.Buffer
 	streams := genericiooptions.IOStreams{In: bytes.NewReader(nil), Out: &out, ErrOut: &errOut}
 	args = append(args, "--kubeconfig", cluster.Kubeconfig)
-	code := exitCode(run(args, streams), &errOut)
+	code := exitCode(runFn(args, streams), &errOut)
 	return result{stdout: out.String(), stderr: errOut.String(), code: code}
 }
 

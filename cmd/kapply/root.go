@@ -17,8 +17,24 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// run builds the command tree and executes it with args; it never exits.
+// run executes the command tree with args until the first SIGINT or
+// SIGTERM; it never exits.
 func run(args []string, streams genericiooptions.IOStreams) error {
+	// The first SIGINT or SIGTERM ends the context: requests in flight are
+	// cut, retries stop sleeping, and every object not yet written is
+	// reported failed (exit 1). A second one ends the process at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return runContext(ctx, args, streams)
+}
+
+// runContext builds the command tree and executes it with args until ctx
+// ends; it never exits.
+func runContext(ctx context.Context, args []string, streams genericiooptions.IOStreams) error {
 	// client-go logs through klog what kapply reports itself, per object and
 	// with its file (discovery failures, for one); keep stderr to kapply's
 	// words unless -v asks for klog's (see logOptions.start).
@@ -30,15 +46,6 @@ func run(args []string, streams genericiooptions.IOStreams) error {
 	}
 	root := newRootCommand(streams)
 	root.SetArgs(args)
-	// The first SIGINT or SIGTERM ends the context: requests in flight are
-	// cut, retries stop sleeping, and every object not yet written is
-	// reported failed (exit 1). A second one ends the process at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
 	return root.ExecuteContext(ctx)
 }
 

@@ -185,24 +185,28 @@ spec:
     namespaceSelector:
       matchLabels: {kubernetes.io/metadata.name: %[3]s}
 `, name, action, ns)
-	for _, m := range []struct {
-		gvr  schema.GroupVersionResource
-		yaml string
-	}{{validatingPolicies, policy}, {policyBindings, binding}} {
-		obj := map[string]any{}
-		if err := yaml.Unmarshal([]byte(m.yaml), &obj); err != nil {
-			t.Fatal(err)
-		}
-		client := dynClient(t).Resource(m.gvr)
-		if _, err := client.Create(context.Background(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := client.Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
-				t.Errorf("deleting %s: %v", name, err)
-			}
-		})
+	createClusterObject(t, validatingPolicies, policy)
+	createClusterObject(t, policyBindings, binding)
+}
+
+// createClusterObject creates the cluster-scoped object of manifest and
+// deletes it when the test ends.
+func createClusterObject(t *testing.T, gvr schema.GroupVersionResource, manifest string) {
+	t.Helper()
+	obj := map[string]any{}
+	if err := yaml.Unmarshal([]byte(manifest), &obj); err != nil {
+		t.Fatal(err)
 	}
+	client := dynClient(t).Resource(gvr)
+	created, err := client.Create(context.Background(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := client.Delete(context.Background(), created.GetName(), metav1.DeleteOptions{}); err != nil {
+			t.Errorf("deleting %s: %v", created.GetName(), err)
+		}
+	})
 }
 
 // TestApplyErrorsAndWarningsMaskSecretValues: an admission policy that

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -23,18 +24,21 @@ func (r *runner) forceReplaces(err error) bool {
 }
 
 // replace deletes the live object (GracePeriod, Cascade), waits until it is
-// gone (Timeout) and creates the file's object with its record. If that
-// create fails, the original is created again, so a bad file does not
-// leave the object deleted; the create's error is reported either way.
+// gone (Timeout) and creates the file's object with its record, as kubectl
+// does, in an order that never leaves the object only in memory:
+//   - a server dry run of the create goes first, so what validation or
+//     admission denies is refused before anything is deleted (kubectl
+//     deletes, then the create and its restore are both denied);
+//   - the original is saved to a file (see backup), its path told to
+//     Options.OnForceBackup before the delete;
+//   - if the delete, the wait or the create fails or is interrupted,
+//     settleReplace makes the original exist again, on a context SIGINT
+//     does not end.
+//
+// The file is removed once the new object or the restored original exists.
 func (r *runner) replace(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, live *unstructured.Unstructured, patchErr error) Event {
 	failed := func(err error) Event {
 		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("%w; Options.Force: %w", patchErr, err)}
-	}
-	if err := r.deleteForReplace(ctx, client, live); err != nil {
-		return failed(fmt.Errorf("deleting the object to create it again: %w", err))
-	}
-	if err := r.awaitDeleted(ctx, client, live); err != nil {
-		return failed(err)
 	}
 	body, warnings, err := r.withLastApplied(o, nil)
 	if err != nil {
@@ -43,16 +47,80 @@ func (r *runner) replace(ctx context.Context, client dynamic.ResourceInterface, 
 	pruneNulls(body.Object)
 	// A resourceVersion the file sets belongs to the deleted object.
 	body.SetResourceVersion("")
+	if err := r.createAdmitted(ctx, client, body); err != nil {
+		return failed(fmt.Errorf("not deleting the object: %w", err))
+	}
+	saved, err := r.saveBackup(o, live)
+	if err != nil {
+		return failed(fmt.Errorf("not deleting the object: %w", err))
+	}
+	if err := ctx.Err(); err != nil {
+		return failed(errors.Join(fmt.Errorf("not deleting the object: %w", err), saved.remove()))
+	}
+	settle := func(cause error) Event {
+		ev := r.settleReplace(ctx, client, o, live, body, saved, cause)
+		ev.Warnings = append(warnings, ev.Warnings...)
+		return ev
+	}
+	switch err := r.deleteForReplace(ctx, client, live); {
+	case serverRefused(err):
+		return failed(errors.Join(fmt.Errorf("deleting the object to create it again: %w", err), saved.remove()))
+	case err != nil:
+		return settle(fmt.Errorf("deleting the object to create it again: %w", err))
+	}
+	created, err := r.createAfterDelete(ctx, client, live, body)
+	if err != nil {
+		return settle(err)
+	}
+	return replaced(o, created, warnings, saved)
+}
+
+// replaced is the event of an object created in place of the deleted one,
+// whose saved copy is no longer needed.
+func replaced(o *load.Object, created *unstructured.Unstructured, warnings []string, saved backup) Event {
+	if err := saved.remove(); err != nil {
+		warnings = append(warnings, fmt.Sprintf("%s: %v", o.Ref(), err))
+	}
+	return Event{Object: o, Outcome: Configured, Result: created, Warnings: warnings}
+}
+
+// serverRefused tells a request the server answered with an error, so
+// that nothing was done, from one whose answer was lost (interrupted, the
+// connection cut), which may have been done.
+func serverRefused(err error) bool {
+	var status apierrors.APIStatus
+	return errors.As(err, &status) && !answerWasLost(err)
+}
+
+// createAdmitted asks the server whether it would create body, by a dry run
+// of the create while the live object still exists. The server checks the
+// name last, after validation and validating admission (webhooks,
+// ValidatingAdmissionPolicy), so AlreadyExists means body passed them; any
+// other refusal would also answer the real create, after the delete.
+func (r *runner) createAdmitted(ctx context.Context, client dynamic.ResourceInterface, body *unstructured.Unstructured) error {
+	err := r.retryTransient(ctx, func() error {
+		_, err := client.Create(ctx, body, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll},
+			FieldManager: r.opts.FieldManager, FieldValidation: r.opts.FieldValidation})
+		return err
+	})
+	// nil: the object is gone already, and the create would be taken.
+	if err == nil || apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return fmt.Errorf("the server refuses to create it from the file (a server dry run of the create): %w", conciseServerError(err))
+}
+
+// createAfterDelete waits until the deleted object is gone and creates
+// body.
+func (r *runner) createAfterDelete(ctx context.Context, client dynamic.ResourceInterface, live, body *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if err := r.awaitDeleted(ctx, client, live); err != nil {
+		return nil, err
+	}
 	created, err := r.createOnce(ctx, client, body)
-	if err == nil {
-		return Event{Object: o, Outcome: Configured, Result: created, Warnings: warnings}
+	if err != nil {
+		return nil, fmt.Errorf("creating the object again (Options.Force): %w", err)
 	}
-	if _, restoreErr := r.createOnce(ctx, client, original(live)); restoreErr != nil {
-		return Event{Object: o, Outcome: Failed, Warnings: warnings, Err: fmt.Errorf(
-			"an error occurred force-replacing the existing object with the newly provided one: %w; additionally, an error occurred attempting to restore the original object: %w",
-			err, restoreErr)}
-	}
-	return Event{Object: o, Outcome: Failed, Warnings: warnings, Err: fmt.Errorf("creating the object again (Options.Force): %w; the original object was restored", err)}
+	return created, nil
 }
 
 // deleteForReplace deletes the object that was read, and no newer one.

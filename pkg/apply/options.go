@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -101,9 +102,18 @@ type Options struct {
 	// server refuses as invalid (an immutable field) or keeps conflicting
 	// on: deleted with GracePeriod (seconds; negative: the object's own)
 	// and Cascade, awaited until gone for at most Timeout, created from the
-	// file.
+	// file. Before deleting, the server's dry run of the create must admit the
+	// file's object, and the original is saved to a file in ForceBackupDir
+	// (empty: kapply/force-backups in the user's cache directory), removed
+	// once an object exists again.
 	Force       bool
 	GracePeriod int
+	// ForceBackupDir is where Force saves an object before deleting it.
+	ForceBackupDir string
+	// OnForceBackup, when set, is given the path of each saved object before
+	// it is deleted, from concurrent goroutines. The file holds the object's
+	// values (a Secret's data): print its path, never its content.
+	OnForceBackup func(o *load.Object, path string)
 
 	// NoOverwrite (kubectl's --overwrite=false) refuses an object whose
 	// patch would change a field someone else changed since the last apply
