@@ -22,8 +22,11 @@ const maxValueWidth = 60
 // (`spec.replicas: 3 -> 2  (set by file; owned by kubectl-scale)`), in a
 // block of comment lines after its diff.
 func explain(c Comparison, opts Options) string {
-	if c.Outcome == Created {
+	switch c.Outcome {
+	case Created:
 		return "# why: new object; every field set by file\n"
+	case Deleted:
+		return "# why: pruned: no file declares it\n"
 	}
 	var lines []string
 	kept := 0

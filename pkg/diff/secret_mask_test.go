@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/base64"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +34,28 @@ func TestMaskSecret(t *testing.T) {
 	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"k": "v"}}
 	if got := MaskSecret(cm); !reflect.DeepEqual(got, cm) {
 		t.Errorf("a ConfigMap was masked: %v", got)
+	}
+}
+
+// TestComparePrunedSecretIsMasked: a Secret apply would prune (no After)
+// shows its values and its record masked, and --explain says why it goes.
+func TestComparePrunedSecretIsMasked(t *testing.T) {
+	for _, showManaged := range []bool{false, true} {
+		c, err := Compare(Object{Name: "v1.Secret.ns.s", Ref: "secret/s", Live: maskedSecret()}, Options{ShowManaged: showManaged, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := Printer{Options: Options{Explain: true}}.render(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, leaked := range []string{"dmFsdWUtb25l", "value-one", base64.StdEncoding.EncodeToString([]byte("42")), "word"} {
+			if strings.Contains(text, leaked) {
+				t.Errorf("show-managed %v: %q shown:\n%s", showManaged, leaked, text)
+			}
+		}
+		if c.Outcome != Deleted || !strings.Contains(text, "-  k: '***'") || !strings.Contains(text, "# why: pruned: no file declares it\n") {
+			t.Errorf("show-managed %v: outcome %v\n%s", showManaged, c.Outcome, text)
+		}
 	}
 }
