@@ -11,6 +11,7 @@ import (
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/export"
 	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // exportOptions are the flags of `kapply export`.
@@ -65,7 +66,7 @@ func runExport(getter *genericclioptions.ConfigFlags, streams genericiooptions.I
 	}
 	for _, t := range targets {
 		clean, notes := export.Export(t.Obj)
-		if !opts.showSecrets && diff.IsSecret(clean.Object) {
+		if !opts.showSecrets && secretmask.IsSecret(clean.Object) {
 			clean.Object = diff.MaskSecret(clean.Object)
 			notes = append(notes, fmt.Sprintf("%s: the values are masked; --show-secrets writes them", t.Name()))
 		}

@@ -9,13 +9,15 @@ import (
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // Secret values are never printed. Objects a command prints whole have
 // them masked (maskObjects); errors and warnings about a Secret, which may
 // quote a value (the server's message, an admission webhook's), have every
 // value the command knows of masked (maskEventSecrets, maskedError). The
-// masks are pkg/diff's, as in diff, status and adopt.
+// masks of objects are pkg/diff's, as in diff, status and adopt; values
+// are found in text by pkg/secretmask, the one implementation.
 
 // maskObjects returns objs with each Secret's values masked.
 func maskObjects(objs []runtime.Object) []runtime.Object {
@@ -55,7 +57,7 @@ func maskEventSecrets(events []apply.Event) []apply.Event {
 		out[i].Err = maskedError(ev.Err, secrets...)
 		out[i].Warnings = make([]string, len(ev.Warnings))
 		for j, w := range ev.Warnings {
-			out[i].Warnings[j] = diff.MaskSecretText(w, secrets...)
+			out[i].Warnings[j] = secretmask.Text(w, secrets...)
 		}
 	}
 	return out
@@ -84,7 +86,7 @@ func maskedError(err error, secrets ...map[string]any) error {
 	if err == nil || len(secrets) == 0 {
 		return err
 	}
-	return &secretMaskedError{text: diff.MaskSecretText(err.Error(), secrets...), err: err}
+	return &secretMaskedError{text: secretmask.Text(err.Error(), secrets...), err: err}
 }
 
 // secretMaskedError is an error shown with another text: Secret values

@@ -7,8 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // commandWarnings prints the API server's warnings on requests outside an
@@ -50,7 +50,7 @@ func (c *commandWarnings) HandleWarningHeader(code int, _ string, text string) {
 	c.seen[text] = true
 	knownSecrets.mu.Lock()
 	defer knownSecrets.mu.Unlock()
-	fmt.Fprintf(c.w, "Warning: %s\n", diff.MaskSecretText(text, knownSecrets.secrets...))
+	fmt.Fprintf(c.w, "Warning: %s\n", secretmask.Text(text, knownSecrets.secrets...))
 }
 
 // knowSecrets adds the values of the Secrets among the objects (and of

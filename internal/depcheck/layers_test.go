@@ -14,7 +14,7 @@ const module = "github.com/kapply/kapply/"
 // → fieldpath. pkg/apply is the one package of its tier that builds on the
 // others of the tier below it and on load.
 var layers = [][]string{
-	{"pkg/fieldpath"},
+	{"pkg/fieldpath", "pkg/secretmask"},
 	{"pkg/lastapplied", "pkg/schema"},
 	{"pkg/merge", "pkg/ownership", "pkg/export"},
 	{"pkg/load", "pkg/diff"},

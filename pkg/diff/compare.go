@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // Comparison is one object ready to print: both sides as shown, and the
@@ -28,10 +29,12 @@ type Comparison struct {
 // does not hold each one twice more while it prints.
 func Compare(obj Object, opts Options) (Comparison, error) {
 	live, after := hideNoise(obj.Live, opts), hideNoise(obj.After, opts)
-	if isSecret(obj.After) {
+	// Either side: a pruned Secret has no After, a new one no Live.
+	secret := secretmask.IsSecret(obj.After) || secretmask.IsSecret(obj.Live)
+	if secret {
 		live, after = foldStringData(live), foldStringData(after)
 	}
-	if !opts.ShowSecrets && isSecret(obj.After) {
+	if !opts.ShowSecrets && secret {
 		live, after = maskSecret(live, after)
 	}
 	c := Comparison{Object: obj, Fields: countDiff(live, after)}
@@ -43,7 +46,7 @@ func Compare(obj Object, opts Options) (Comparison, error) {
 		return c, fmt.Errorf("rendering merged %s: %w", obj.Ref, err)
 	}
 	c.Outcome = outcome(live, c)
-	c.secret = isSecret(obj.After)
+	c.secret = secret
 	c.Object.Live, c.Object.After = nil, nil
 	return c, nil
 }

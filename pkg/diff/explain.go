@@ -9,6 +9,7 @@ import (
 	"github.com/kapply/kapply/pkg/fieldpath"
 
 	"github.com/kapply/kapply/pkg/merge"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // absent stands for a field one side lacks.
@@ -21,8 +22,11 @@ const maxValueWidth = 60
 // (`spec.replicas: 3 -> 2  (set by file; owned by kubectl-scale)`), in a
 // block of comment lines after its diff.
 func explain(c Comparison, opts Options) string {
-	if c.Outcome == Created {
+	switch c.Outcome {
+	case Created:
 		return "# why: new object; every field set by file\n"
+	case Deleted:
+		return "# why: pruned: no file declares it\n"
 	}
 	var lines []string
 	kept := 0
@@ -73,7 +77,7 @@ func isNoisePath(p fieldpath.Path) bool {
 // isSecretValue reports a path that holds a Secret's values: data,
 // stringData, and the last-applied annotations, which copy them.
 func isSecretValue(p fieldpath.Path) bool {
-	return len(p) > 0 && slices.Contains(secretFields, p[0].Field) || isRecordAnnotation(p)
+	return len(p) > 0 && slices.Contains(secretmask.Fields(), p[0].Field) || isRecordAnnotation(p)
 }
 
 // formatValue prints a value as compact JSON, cut at maxValueWidth.

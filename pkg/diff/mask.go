@@ -4,30 +4,24 @@ import (
 	"slices"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // Masks shown for Secret values, as kubectl diff shows them: the same mask
 // on both sides when a value is unchanged, marked before and after when it
 // changes.
 const (
-	maskSame   = "***"
+	maskSame   = secretmask.Mask
 	maskBefore = "*** (before)"
 	maskAfter  = "*** (after)"
 )
-
-// secretFields hold the values of a Secret.
-var secretFields = []string{"data", "stringData"}
-
-func isSecret(obj map[string]any) bool {
-	return obj["kind"] == "Secret" && obj["apiVersion"] == "v1"
-}
 
 // maskSecret returns live and after with every value of data and stringData
 // replaced by a mask that only says whether it changed. The inputs are not
 // modified.
 func maskSecret(live, after map[string]any) (map[string]any, map[string]any) {
 	live, after = copyNonNil(live), copyNonNil(after)
-	for _, field := range secretFields {
+	for _, field := range secretmask.Fields() {
 		before, _ := live[field].(map[string]any)
 		now, _ := after[field].(map[string]any)
 		if before != nil {
@@ -126,7 +120,7 @@ func copyNonNil(m map[string]any) map[string]any {
 // stringData. Commands other than diff (adopt, status) mask such fields with
 // MaskChange, so that no command prints a Secret value.
 func IsSecretValue(obj map[string]any, top string) bool {
-	return isSecret(obj) && slices.Contains(secretFields, top)
+	return secretmask.IsSecret(obj) && slices.Contains(secretmask.Fields(), top)
 }
 
 // MaskChange returns the masks shown for a Secret value that was old and is

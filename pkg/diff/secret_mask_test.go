@@ -37,22 +37,25 @@ func TestMaskSecret(t *testing.T) {
 	}
 }
 
-// TestMaskSecretText: each value is masked as stored, decoded, base64 and
-// quoted; a short value only where it stands alone; a ConfigMap's values
-// are left.
-func TestMaskSecretText(t *testing.T) {
-	secret := maskedSecret()
-	text := `denied: value-one (dmFsdWUtb25l), "pass \"word\"\n2", ` + base64.StdEncoding.EncodeToString([]byte("pass \"word\"\n2")) +
-		`, pin 42 of 420 and 4242, v`
-	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"k": "v"}}
-	got := MaskSecretText(text, secret, cm, nil)
-	want := `denied: *** (***), "***", ***, pin *** of 420 and 4242, v`
-	if got != want {
-		t.Errorf("masked text:\n got %s\nwant %s", got, want)
-	}
-	for _, leaked := range []string{"value-one", "word"} {
-		if strings.Contains(got, leaked) {
-			t.Errorf("%q left in %s", leaked, got)
+// TestComparePrunedSecretIsMasked: a Secret apply would prune (no After)
+// shows its values and its record masked, and --explain says why it goes.
+func TestComparePrunedSecretIsMasked(t *testing.T) {
+	for _, showManaged := range []bool{false, true} {
+		c, err := Compare(Object{Name: "v1.Secret.ns.s", Ref: "secret/s", Live: maskedSecret()}, Options{ShowManaged: showManaged, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := Printer{Options: Options{Explain: true}}.render(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, leaked := range []string{"dmFsdWUtb25l", "value-one", base64.StdEncoding.EncodeToString([]byte("42")), "word"} {
+			if strings.Contains(text, leaked) {
+				t.Errorf("show-managed %v: %q shown:\n%s", showManaged, leaked, text)
+			}
+		}
+		if c.Outcome != Deleted || !strings.Contains(text, "-  k: '***'") || !strings.Contains(text, "# why: pruned: no file declares it\n") {
+			t.Errorf("show-managed %v: outcome %v\n%s", showManaged, c.Outcome, text)
 		}
 	}
 }

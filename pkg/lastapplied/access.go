@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // ErrNoRecord reports an object without a last-applied record, in kubectl's
@@ -120,9 +121,7 @@ func SameAsRecorded(v, r any) bool {
 
 // IsSecret reports whether obj is a core v1 Secret, whose values a
 // redacted record keeps as digests.
-func IsSecret(obj map[string]any) bool {
-	return obj["kind"] == "Secret" && obj["apiVersion"] == "v1"
-}
+func IsSecret(obj map[string]any) bool { return secretmask.IsSecret(obj) }
 
 // SecretFields are the fields of a Secret that hold its values.
 func SecretFields() []string { return append([]string(nil), secretFields...) }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/internal/jsonmap"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // Annotation is the key kubectl stores the last-applied configuration under.
@@ -104,7 +105,7 @@ func ParseSecretRecord(s string) (SecretRecord, error) {
 }
 
 // secretFields hold a Secret's values.
-var secretFields = []string{"data", "stringData"}
+var secretFields = secretmask.Fields()
 
 // A redacted value reads "kapply:sha256:SALT:SUM": SALT the 12-byte salt
 // in unpadded base64url (16 characters), SUM the first 16 bytes of
