@@ -54,7 +54,7 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
 	flags.StringVarP(&opts.selector, "selector", "l", "", "delete only the objects whose labels match this selector")
 	flags.StringVar(&opts.cascade, "cascade", "background", `how dependents go: "background", "foreground" or "orphan"`)
 	flags.BoolVar(&opts.wait, "wait", false, "wait until each object is gone (bounded by --timeout)")
-	flags.DurationVar(&opts.timeout, "timeout", time.Minute, "how long --wait waits for each object")
+	addDurationFlag(flags, &opts.timeout, "timeout", time.Minute, "how long --wait waits for each object")
 	flags.BoolVar(&opts.ignoreNotFound, "ignore-not-found", false, "treat objects that do not exist as deleted")
 	addDryRunFlag(cmd, &opts.dryRun, `"none", "client" (only print what would be deleted; also a bare --dry-run, deprecated as in kubectl) or "server" (the server's dry run)`)
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to delete at once")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -51,4 +52,46 @@ func TestOverwriteFalseRefusesConflicts(t *testing.T) {
 
 	mustApply(t, dir, ns, "configmap/taken configured\nconfigmap/free unchanged\n")
 	assertData(t, cms, "taken", map[string]any{"a": "2", "b": "2"})
+}
+
+// TestOverwriteFalseTakesAStringDataChange: a Secret applied with
+// stringData, whose value then changes in the file with no other writer,
+// is applied under --overwrite=false (exit 0): the server folds stringData
+// into data and keeps none, so the record's stringData.KEY is compared
+// with the live data.KEY decoded — with a redacted record and a plain one.
+// When another writer then changes data.KEY, the next change is refused,
+// naming stringData.KEY and no value.
+func TestOverwriteFalseTakesAStringDataChange(t *testing.T) {
+	testcluster.Require(t, cluster)
+	for _, record := range []string{"redacted", "plain"} {
+		t.Run(record, func(t *testing.T) {
+			ns := cluster.Namespace(t)
+			secret := func(value string) string {
+				return "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {token: " + value + ", user: admin}\n"
+			}
+			dir := writeFiles(t, map[string]string{"s.yaml": secret("first-value")})
+			apply := []string{"apply", "-f", dir, "-n", ns, "--secret-record=" + record, "--overwrite=false"}
+			if r := kapply(t, apply...); r.code != 0 || r.stdout != "secret/creds created\n" {
+				t.Fatalf("create: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			writeFile(t, dir, "s.yaml", secret("second-value"))
+			if r := kapply(t, apply...); r.code != 0 || r.stdout != "secret/creds configured\n" {
+				t.Fatalf("stringData changed, no other writer: exit %d, want 0 and configured\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			assertData(t, dynClient(t).Resource(secrets).Namespace(ns), "creds", map[string]any{
+				"token": base64.StdEncoding.EncodeToString([]byte("second-value")), "user": base64.StdEncoding.EncodeToString([]byte("admin"))})
+
+			other := base64.StdEncoding.EncodeToString([]byte("other-writer"))
+			if _, err := dynClient(t).Resource(secrets).Namespace(ns).Patch(context.Background(), "creds", types.MergePatchType,
+				[]byte(`{"data":{"token":"`+other+`"}}`), metav1.PatchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, dir, "s.yaml", secret("third-value"))
+			r := kapply(t, apply...)
+			want := []string{"secret/creds", "stringData.token changed since the last apply"}
+			if r.code != exitFailed || !errorLineHasAll(r.stderr, want) || strings.Contains(r.stderr+r.stdout, "other-writer") || strings.Contains(r.stderr+r.stdout, "third-value") {
+				t.Errorf("after another writer: exit %d, want 1 and an error line with %q (no value)\n%s\n%s", r.code, want, r.stdout, r.stderr)
+			}
+		})
+	}
 }

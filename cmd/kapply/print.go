@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,10 @@ type eventPrinter struct {
 	// it applied, "serverside-applied", which scripts match; the summary
 	// line on stderr still tells created, configured and unchanged apart.
 	serverSide bool
+	// unprinted counts the objects whose line or manifest could not be
+	// printed: each fails the run. One printer prints at a time (a
+	// lineStream under its lock, then printRest).
+	unprinted int
 }
 
 func newEventPrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) {
@@ -48,9 +53,11 @@ func newEventPrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) 
 	return p, nil
 }
 
-// print writes the events and returns how many failed. Failures and warnings
-// go to stderr; with the default output, so does the summary line, keeping
-// stdout what kubectl would print.
+// print writes the events and returns how many failures there were:
+// failed objects, a failed step of the run (pruning) and objects that
+// could not be printed. Failures and warnings go to stderr; with the
+// default output, so does the summary line, keeping stdout what kubectl
+// would print.
 func (p *eventPrinter) print(streams genericiooptions.IOStreams, events []apply.Event) int {
 	return p.printRest(streams, events, nil)
 }
@@ -60,7 +67,7 @@ func (p *eventPrinter) print(streams genericiooptions.IOStreams, events []apply.
 // only warnings added since are printed for those.
 func (p *eventPrinter) printRest(streams genericiooptions.IOStreams, events []apply.Event, printed map[int]int) int {
 	events = maskEventSecrets(events)
-	var results []runtime.Object
+	var results []apply.Event
 	for i, ev := range events {
 		if n, done := printed[i]; done {
 			printWarnings(streams.ErrOut, apply.Event{Warnings: ev.Warnings[min(n, len(ev.Warnings)):]})
@@ -68,19 +75,23 @@ func (p *eventPrinter) printRest(streams genericiooptions.IOStreams, events []ap
 		}
 		if (p.output == "yaml" || p.output == "json") && ev.Outcome != apply.Failed && ev.Outcome != apply.Skipped {
 			printWarnings(streams.ErrOut, ev)
-			results = append(results, ev.Result)
+			results = append(results, ev)
 			continue
 		}
 		p.printEvent(streams, ev)
 	}
-	if err := p.printObjects(streams.Out, results); err != nil {
-		fmt.Fprintf(streams.ErrOut, "error: printing objects: %v\n", err)
-	}
+	p.printObjects(streams, results)
 	summary := apply.Summarize(events)
 	if p.output == "" {
 		fmt.Fprintln(streams.ErrOut, p.summaryLine(summary))
 	}
-	return summary[apply.Failed]
+	failures := p.unprinted
+	for _, ev := range events {
+		if ev.Outcome == apply.Failed {
+			failures++
+		}
+	}
+	return failures
 }
 
 // printEvent prints one event's warnings and its line or error.
@@ -117,46 +128,119 @@ func printWarnings(w io.Writer, ev apply.Event) {
 }
 
 func (p *eventPrinter) printLine(streams genericiooptions.IOStreams, ev apply.Event) {
+	out := &checkedWriter{w: streams.Out}
+	var err error
 	if ev.Outcome == apply.Deleted && p.output == "" {
-		fmt.Fprintln(streams.Out, deletedLine(ev.Object, p.suffix))
-		return
-	}
-	printer := printers.NamePrinter{}
-	if p.output == "" {
-		printer.Operation = ev.Outcome.String() + p.suffix
-		switch ev.Outcome {
-		case apply.Created, apply.Configured, apply.Unchanged:
-			if p.serverSide {
-				printer.Operation = "serverside-applied" + p.suffix
+		_, err = fmt.Fprintln(out, deletedLine(ev.Object, p.suffix))
+	} else {
+		printer := printers.NamePrinter{}
+		if p.output == "" {
+			printer.Operation = ev.Outcome.String() + p.suffix
+			switch ev.Outcome {
+			case apply.Created, apply.Configured, apply.Unchanged:
+				if p.serverSide {
+					printer.Operation = "serverside-applied" + p.suffix
+				}
 			}
 		}
+		err = printer.PrintObj(ev.Object.Obj, out)
 	}
-	if err := printer.PrintObj(ev.Object.Obj, streams.Out); err != nil {
-		fmt.Fprintf(streams.ErrOut, "error: printing %s: %v\n", ev.Object.Ref(), err)
+	if err == nil {
+		err = out.err
+	}
+	if err != nil {
+		p.notPrinted(streams.ErrOut, ev, err)
 	}
 }
 
-// printObjects prints one object as it is, several as a List, as kubectl
-// apply -o yaml|json does — but a Secret's values masked.
-func (p *eventPrinter) printObjects(w io.Writer, objs []runtime.Object) error {
-	if len(objs) == 0 {
-		return nil
+// checkedWriter keeps the first error of its writes: NamePrinter drops
+// them, and a line lost on a closed stdout must fail the run.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// notPrinted reports an object done but not printed, naming it and its
+// file; the run fails (exit 1), as kubectl's does when it cannot print.
+func (p *eventPrinter) notPrinted(stderr io.Writer, ev apply.Event, err error) {
+	p.unprinted++
+	what := "printing it"
+	if p.output != "" {
+		what += " as " + p.output
+	}
+	fmt.Fprintf(stderr, "error: %v\n", load.ErrorOf(ev.Object, fmt.Errorf("%s%s, but %s failed: %w", ev.Outcome, p.suffix, what, err)))
+}
+
+// printObjects prints the events' objects (the server's results) as
+// kubectl apply -o yaml|json does: one as it is, several as a List — but a
+// Secret's values masked. kubectl prints nothing when one object cannot be
+// encoded (yaml refuses some control characters in a value); here that
+// object is named on stderr and the others are printed.
+func (p *eventPrinter) printObjects(streams genericiooptions.IOStreams, events []apply.Event) {
+	if len(events) == 0 {
+		return
+	}
+	objs := make([]runtime.Object, len(events))
+	for i, ev := range events {
+		objs[i] = ev.Result
 	}
 	objs = maskObjects(objs)
-	var printer printers.ResourcePrinter = &printers.JSONPrinter{}
-	if p.output == "yaml" {
-		printer = &printers.YAMLPrinter{}
-	}
-	if len(objs) == 1 {
-		return printer.PrintObj(objs[0], w)
-	}
-	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{}}}
-	for _, obj := range objs {
-		if u, ok := obj.(*unstructured.Unstructured); ok {
-			list.Items = append(list.Items, *u)
+	var out bytes.Buffer
+	if err := p.objectPrinter().PrintObj(asList(objs, len(objs) > 1), &out); err != nil {
+		// Rare: find the objects at fault, one by one, and leave them out.
+		var printable []runtime.Object
+		for i, obj := range objs {
+			if err := p.objectPrinter().PrintObj(obj, io.Discard); err != nil {
+				p.notPrinted(streams.ErrOut, events[i], err)
+				continue
+			}
+			printable = append(printable, obj)
+		}
+		out.Reset()
+		if len(printable) == 0 {
+			return
+		}
+		if err := p.objectPrinter().PrintObj(asList(printable, len(objs) > 1), &out); err != nil {
+			p.unprinted++
+			fmt.Fprintf(streams.ErrOut, "error: printing the objects as %s: %v\n", p.output, err)
+			return
 		}
 	}
-	return printer.PrintObj(list, w)
+	if _, err := streams.Out.Write(out.Bytes()); err != nil {
+		p.unprinted++
+		fmt.Fprintf(streams.ErrOut, "error: writing the objects: %v\n", err)
+	}
+}
+
+// objectPrinter is a new printer of -o: a YAMLPrinter separates the
+// objects of its second and later calls with "---".
+func (p *eventPrinter) objectPrinter() printers.ResourcePrinter {
+	if p.output == "yaml" {
+		return &printers.YAMLPrinter{}
+	}
+	return &printers.JSONPrinter{}
+}
+
+// asList is the one object, or a List of them when list is set.
+func asList(objs []runtime.Object, list bool) runtime.Object {
+	if !list {
+		return objs[0]
+	}
+	l := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{}}}
+	for _, obj := range objs {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			l.Items = append(l.Items, *u)
+		}
+	}
+	return l
 }
 
 // errorPrefix is how kubectl (cmdutil.CheckErr) starts the line of an

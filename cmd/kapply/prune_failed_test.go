@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -50,7 +51,8 @@ func parentKinds(t *testing.T, ns, name string) string {
 // TestPruneSkippedWhenAnApplyFails: v2 renames web-v1 to web-v2, whose data
 // key the server rejects. The run prunes nothing (neither web-v1 nor the
 // dropped Secret), says so on stderr and exits 1, as kubectl skips prune
-// when an apply failed; the ApplySet parent keeps the superset (ConfigMap
+// when an apply failed; the summary counts the one failed object (and not
+// the refusal); the ApplySet parent keeps the superset (ConfigMap
 // and Secret). Once v2 is fixed, the next run prunes both.
 func TestPruneSkippedWhenAnApplyFails(t *testing.T) {
 	testcluster.Require(t, cluster)
@@ -69,6 +71,11 @@ func TestPruneSkippedWhenAnApplyFails(t *testing.T) {
 			if r.code != exitFailed || strings.Contains(r.stdout, "pruned") ||
 				!strings.Contains(r.stderr, "not pruning: 1 object(s) failed to apply") || !strings.Contains(r.stderr, "bad/key") {
 				t.Errorf("v2 with a rejected object: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			// The summary counts objects: the refusal to prune is its own
+			// error line, not a second failed object.
+			if want := "0 created, 0 configured, 1 unchanged, 1 failed\n"; !strings.Contains(r.stderr, want) {
+				t.Errorf("v2: the summary is not %q:\n%s", want, r.stderr)
 			}
 			if got := strings.Join(liveConfigMaps(t, ns), ","); got != "other,web-v1" || !exists(t, secrets, ns, "old") {
 				t.Fatalf("after the failed run: configmaps %s, secret old kept: %v; want web-v1 and old kept", got, exists(t, secrets, ns, "old"))
@@ -169,5 +176,31 @@ type: Normal
 				t.Error("the run pruned the Event it had just applied")
 			}
 		})
+	}
+}
+
+// TestPruneListFailureFailsTheRunNotAnObject: the LIST of candidates to
+// prune is refused (a proxy answers it 403). Every object applied; the
+// prune step's error is printed and the run exits 1, but the summary
+// counts objects only: "5 unchanged, 0 failed".
+func TestPruneListFailureFailsTheRunNotAnObject(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := fiveConfigMaps(t)
+	args := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=shop"}
+	if r := kapply(t, args...); r.code != 0 {
+		t.Fatalf("first apply: exit %d\n%s", r.code, r.stderr)
+	}
+	proxy := cluster.StartProxy(t)
+	proxy.SetRule(func(req *http.Request, _ int64) testcluster.Fault {
+		if req.Method == http.MethodGet && strings.Contains(req.URL.Query().Get("labelSelector"), "applyset.kubernetes.io/part-of") {
+			return testcluster.Fault{Status: http.StatusForbidden}
+		}
+		return testcluster.Pass
+	})
+	r := kapplyVia(t, proxy.Kubeconfig, args...)
+	want := []string{"listing configmaps", "to prune", "injected by the test proxy: Forbidden"}
+	if r.code != exitFailed || !errorLineHasAll(r.stderr, want) || !strings.Contains(r.stderr, "5 unchanged, 0 failed\n") || proxy.Count("status") == 0 {
+		t.Errorf("exit %d, want 1, an error line with %q and the summary 5 unchanged, 0 failed\nstdout:\n%s\nstderr:\n%s", r.code, want, r.stdout, r.stderr)
 	}
 }

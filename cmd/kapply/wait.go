@@ -17,7 +17,8 @@ import (
 )
 
 // waitReady is apply's --wait: it waits, up to timeout, until every object
-// the events applied is ready by kstatus (Current) or failed, printing a
+// the events applied is ready by kstatus (Current) or failed (deleted by
+// another client counts as failed, at once), printing a
 // line per object as it gets there, and the rest at the timeout, then a
 // summary on stderr. Ready lines go to stdout with the default output,
 // else to stderr, so -o name|yaml|json stay parseable. Any object failed
@@ -62,6 +63,9 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 		case r.Ready():
 			ready++
 			continue
+		case r.Deleted():
+			failed++
+			bad = append(bad, fmt.Sprintf("%s (failed: %s)", r.Target.Ref(), deletedWhileWaiting))
 		case r.Status == kstatus.FailedStatus:
 			failed++
 			bad = append(bad, fmt.Sprintf("%s (failed: %s)", r.Target.Ref(), reasonOf(r)))
@@ -88,12 +92,18 @@ func printReadiness(ready, stderr io.Writer, r apply.Readiness, timeout time.Dur
 	switch {
 	case r.Ready():
 		fmt.Fprintf(ready, "%s ready\n", r.Target.Ref())
+	case r.Deleted():
+		fmt.Fprintf(stderr, "%s failed: %s\n", r.Target.Ref(), deletedWhileWaiting)
 	case r.Status == kstatus.FailedStatus:
 		fmt.Fprintf(stderr, "%s failed: %s\n", r.Target.Ref(), explain(r))
 	default:
 		fmt.Fprintf(stderr, "%s not ready after %s (%s): %s\n", r.Target.Ref(), timeout, r.Status, explain(r))
 	}
 }
+
+// deletedWhileWaiting is the failure of an object another client deleted
+// before it was ready: reported at once, not after the timeout.
+const deletedWhileWaiting = "deleted while waiting"
 
 func explain(r apply.Readiness) string {
 	switch {

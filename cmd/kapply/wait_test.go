@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,5 +188,66 @@ func TestStatusShowsHealth(t *testing.T) {
 	}
 	if got["deployment.apps/web"] != "Current/" || got["deployment.apps/api"] != "InProgress/LessReplicas" {
 		t.Errorf("status -o json health: %v\n%s", got, js.stdout)
+	}
+}
+
+// TestApplyWaitReportsAnObjectDeletedWhileWaiting: another client deletes
+// the Deployment apply --wait waits for — once the wait's watch is open,
+// or before its first LIST. The wait reports it at once, as failed
+// ("deployment.apps/gone failed: deleted while waiting"), instead of
+// waiting out --timeout, and the run exits 1; the ConfigMap is ready.
+func TestApplyWaitReportsAnObjectDeletedWhileWaiting(t *testing.T) {
+	testcluster.Require(t, cluster)
+	for _, when := range []string{"watching", "before the first list"} {
+		t.Run(when, func(t *testing.T) {
+			ns := cluster.Namespace(t)
+			dir := writeFiles(t, map[string]string{
+				"gone.yaml": waitDeployment("gone"),
+				"cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: b}\n",
+			})
+			deleteGone := func() {
+				if err := dynClient(t).Resource(deployments).Namespace(ns).Delete(context.Background(), "gone", metav1.DeleteOptions{}); err != nil {
+					t.Errorf("deleting gone as another client: %v", err)
+				}
+			}
+			proxy := cluster.StartProxy(t)
+			var created atomic.Bool
+			var once sync.Once
+			proxy.SetRule(func(req *http.Request, _ int64) testcluster.Fault {
+				if !strings.HasSuffix(req.URL.Path, "/namespaces/"+ns+"/deployments") {
+					return testcluster.Pass
+				}
+				watching := req.URL.Query().Get("watch") == "true"
+				switch {
+				case req.Method == http.MethodPost:
+					created.Store(true)
+				case req.Method == http.MethodGet && created.Load() && watching && when == "watching":
+					// Once the watch is open: the deletion comes as an event.
+					once.Do(func() { time.AfterFunc(300*time.Millisecond, deleteGone) })
+				case req.Method == http.MethodGet && created.Load() && !watching && when != "watching":
+					once.Do(deleteGone)
+				}
+				return testcluster.Pass
+			})
+			start := time.Now()
+			r := kapplyVia(t, proxy.Kubeconfig, "apply", "-f", dir, "-n", ns, "--wait", "--timeout=20s")
+			took := time.Since(start)
+			t.Logf("exit %d after %s\nstdout:\n%s\nstderr:\n%s", r.code, took.Round(time.Millisecond), r.stdout, r.stderr)
+			if r.code != exitFailed || took > 10*time.Second {
+				t.Errorf("exit %d after %s, want 1 well before the 20s timeout", r.code, took.Round(time.Millisecond))
+			}
+			if !strings.Contains(r.stdout, "configmap/cfg ready\n") {
+				t.Errorf("stdout lacks the ready line of cfg")
+			}
+			for _, want := range []string{
+				"deployment.apps/gone failed: deleted while waiting\n",
+				"wait: 1 ready, 1 failed, 0 not ready after 20s\n",
+				"error: 1 of 2 object(s) not ready: deployment.apps/gone (failed: deleted while waiting)\n",
+			} {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr lacks %q", want)
+				}
+			}
+		})
 	}
 }

@@ -89,8 +89,14 @@ func (r *runner) deleteOne(ctx context.Context, o *load.Object, outcome Outcome)
 	}
 	client := r.resource(o)
 	err := r.retryTransient(ctx, func() error { return client.Delete(ctx, o.Obj.GetName(), opts) })
-	if apierrors.IsNotFound(err) && answerWasLost(err) {
+	switch {
+	case apierrors.IsNotFound(err) && answerWasLost(err):
 		err = nil // an earlier attempt deleted it; its answer was lost
+	case apierrors.IsNotFound(err) && outcome == Pruned:
+		// Pruning wants the object gone, and it is: another client (a
+		// concurrent run on the same set) deleted it since it was listed.
+		// kubectl stops its prune with an error here.
+		err = nil
 	}
 	if err != nil {
 		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("deleting: %w", err)}

@@ -1,6 +1,8 @@
 package apply
 
 import (
+	"errors"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/load"
@@ -86,14 +88,31 @@ func identity(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	return id
 }
 
-// Summary counts the outcomes of a run.
+// Summary counts the outcomes of a run's objects (and of its files that
+// could not be loaded).
 type Summary map[Outcome]int
 
-// Summarize counts events by outcome.
+// Summarize counts events by outcome. A failure of the prune step as a
+// whole (PruneError) is no object's and is not counted: a run of two
+// objects, one failed, is "1 failed" beside its "not pruning" error.
 func Summarize(events []Event) Summary {
 	s := Summary{}
 	for _, e := range events {
+		if _, step := errors.AsType[*PruneError](e.Err); step {
+			continue
+		}
 		s[e.Outcome]++
 	}
 	return s
+}
+
+// AnyFailed reports whether an event of the run failed: an object, a file
+// or a step such as pruning.
+func AnyFailed(events []Event) bool {
+	for _, ev := range events {
+		if ev.Outcome == Failed {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -37,6 +38,9 @@ func refuseConflicts(kind *schema.Kind, last, file map[string]any, live *unstruc
 	// The record is the tool's own: it changes on every apply.
 	current := withoutRecord(live).Object
 	secret := lastapplied.IsSecret(live.Object)
+	if secret {
+		current = withRecordedStringData(last, current)
+	}
 	same := func(path fieldpath.Path, recorded, value any) bool {
 		if lastapplied.SameAsRecorded(value, recorded) {
 			return true
@@ -49,4 +53,25 @@ func refuseConflicts(kind *schema.Kind, last, file map[string]any, live *unstruc
 		return &ConflictError{Fields: fields}
 	}
 	return nil
+}
+
+// withRecordedStringData returns a Secret's live content with each
+// stringData.KEY the record holds put back, read as LiveStringData reads
+// it (data.KEY decoded). The server keeps no stringData: without this,
+// every change of a stringData value would look like someone else's (the
+// record has it, live has not). current is not modified.
+func withRecordedStringData(last, current map[string]any) map[string]any {
+	recorded, _ := last["stringData"].(map[string]any)
+	if len(recorded) == 0 {
+		return current
+	}
+	plain := make(map[string]any, len(recorded))
+	for key := range recorded {
+		if v, ok := lastapplied.LiveStringData(current, key); ok {
+			plain[key] = v
+		}
+	}
+	out := maps.Clone(current)
+	out["stringData"] = plain
+	return out
 }

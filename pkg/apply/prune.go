@@ -106,21 +106,21 @@ func (r *runner) pruneApplySet(ctx context.Context, s *applySet, keep declared) 
 	for gk := range s.currentKinds.Union(s.updatedKinds) {
 		mapping, err := r.mapper.RESTMapping(gk)
 		if err != nil {
-			events = append(events, Event{Outcome: Failed, Err: fmt.Errorf("pruning %s: %w", gk, err)})
+			events = append(events, pruneFailed(fmt.Errorf("pruning %s: %w", gk, err)))
 			continue
 		}
 		more, err := r.listCandidates(ctx, mapping, s.currentNamespaces.Union(s.updatedNamespaces), selector)
 		if err != nil {
-			events = append(events, Event{Outcome: Failed, Err: err})
+			events = append(events, pruneFailed(err))
 		}
 		found = append(found, more...)
 	}
 	events = append(events, r.deleteUndeclared(ctx, found, keep, false)...)
-	if failed(events) {
+	if AnyFailed(events) {
 		return events
 	}
 	if err := r.writeParent(ctx, s, false); err != nil {
-		events = append(events, Event{Outcome: Failed, Err: err})
+		events = append(events, pruneFailed(err))
 	}
 	return events
 }
@@ -176,7 +176,7 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, keep d
 func (r *runner) pruneBySelector(ctx context.Context, objects []*load.Object, keep declared) []Event {
 	mappings, allowed, err := r.pruneAllowlist()
 	if err != nil {
-		return []Event{{Outcome: Failed, Err: err}}
+		return []Event{pruneFailed(err)}
 	}
 	namespaces := sets.New[string]()
 	for _, o := range objects {
@@ -189,7 +189,7 @@ func (r *runner) pruneBySelector(ctx context.Context, objects []*load.Object, ke
 	for _, mapping := range mappings {
 		more, err := r.listCandidates(ctx, mapping, namespaces, r.opts.Selector)
 		if err != nil {
-			events = append(events, Event{Outcome: Failed, Err: err})
+			events = append(events, pruneFailed(err))
 		}
 		for _, c := range more {
 			if _, ok := c.live.GetAnnotations()[lastapplied.Annotation]; ok {
@@ -200,13 +200,17 @@ func (r *runner) pruneBySelector(ctx context.Context, objects []*load.Object, ke
 	return append(events, r.deleteUndeclared(ctx, found, keep, allowed)...)
 }
 
-func failed(events []Event) bool {
-	for _, ev := range events {
-		if ev.Outcome == Failed {
-			return true
-		}
-	}
-	return false
+// PruneError is a failure of the prune step as a whole, not of one object:
+// pruning refused ("not pruning: ..."), a LIST of candidates or the update
+// of the ApplySet parent failed. Its event fails the run but is not
+// counted as a failed object (Summarize).
+type PruneError struct{ Err error }
+
+func (e *PruneError) Error() string { return e.Err.Error() }
+func (e *PruneError) Unwrap() error { return e.Err }
+
+func pruneFailed(err error) Event {
+	return Event{Outcome: Failed, Err: &PruneError{Err: err}}
 }
 
 // failedObjects counts the events of objects that failed (not of files that

@@ -117,7 +117,7 @@ func (r *runner) startApplySet(ctx context.Context, objects []*load.Object) (*ap
 // every file or apply every object.
 func (r *runner) prune(ctx context.Context, set *applySet, objects []*load.Object, applied []Event, loadErrs []error) []Event {
 	if err := r.prunable(objects, applied, loadErrs); err != nil {
-		return []Event{{Outcome: Failed, Err: err}}
+		return []Event{pruneFailed(err)}
 	}
 	keep := declaredBy(objects, applied)
 	if set != nil {

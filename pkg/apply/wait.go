@@ -67,7 +67,8 @@ func WaitTargets(events []Event) (targets []WaitTarget, places []int) {
 type Readiness struct {
 	Target WaitTarget
 	// Status is kstatus.CurrentStatus when the object became ready,
-	// kstatus.FailedStatus when it failed; any other status (InProgress,
+	// kstatus.FailedStatus when it failed, kstatus.NotFoundStatus with
+	// Deleted when it was deleted; any other status (InProgress,
 	// NotFound, Terminating, Unknown) means the wait ended first.
 	Status kstatus.Status
 	// Reason and Message explain a status other than Current: from the
@@ -104,14 +105,15 @@ type WaitOptions struct {
 	OnResult func(index int, r Readiness)
 }
 
-// Wait waits until every target is Current or Failed by kstatus, or until
-// the timeout, and returns their readiness in the targets' order. It opens
-// one LIST and one WATCH per resource and namespace (filtered to the name
-// when only one object of it is waited for), however many objects of it are
-// waited for, and computes each object's status as its changes arrive. A
-// Failed object is final: a rollout past its progress deadline or a failed
-// Job does not heal by waiting. The error is only for a context that ended
-// before the timeout.
+// Wait waits until every target is Current or Failed by kstatus or is
+// deleted, or until the timeout, and returns their readiness in the
+// targets' order. It opens one LIST and one WATCH per resource and
+// namespace (filtered to the name when only one object of it is waited
+// for), however many objects of it are waited for, and computes each
+// object's status as its changes arrive. A Failed object is final: a
+// rollout past its progress deadline or a failed Job does not heal by
+// waiting; nor does a deleted one. The error is only for a context that
+// ended before the timeout.
 func Wait(ctx context.Context, client dynamic.Interface, targets []WaitTarget, opts WaitOptions) ([]Readiness, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Minute
@@ -211,11 +213,12 @@ func (w *waiter) watchGroup(ctx context.Context, k waitGroupKey, names map[strin
 				listed[list.Items[i].GetName()] = true
 				observe(list.Items[i].GetName(), &list.Items[i], false)
 			}
-			if w.opts.Gone {
-				for name := range names {
-					if !listed[name] {
-						observe(name, nil, true)
-					}
+			// The LIST reads the server's current state: a target it
+			// lacks was deleted (before this LIST, or while a watch was
+			// being re-opened).
+			for name := range names {
+				if !listed[name] {
+					observe(name, nil, true)
 				}
 			}
 			rv = list.GetResourceVersion()
@@ -314,7 +317,10 @@ func (w *waiter) observe(indexes []int, obj *unstructured.Unstructured, deleted 
 	default:
 		r.Status, r.Reason, r.Message = ComputeStatus(obj)
 	}
-	final := r.Status == kstatus.CurrentStatus || r.Status == kstatus.FailedStatus
+	// A deleted object is final either way: waiting for it to be ready
+	// would only wait out the timeout (if it comes back, it is another
+	// object, which this run did not apply).
+	final := deleted || r.Status == kstatus.CurrentStatus || r.Status == kstatus.FailedStatus
 	if w.opts.Gone {
 		final = deleted
 	}

@@ -1,6 +1,7 @@
 package lastapplied
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 
@@ -125,6 +126,28 @@ func IsSecret(obj map[string]any) bool { return secretmask.IsSecret(obj) }
 
 // SecretFields are the fields of a Secret that hold its values.
 func SecretFields() []string { return append([]string(nil), secretFields...) }
+
+// LiveStringData is the live value of a Secret's stringData.KEY. The
+// server writes each stringData entry base64-encoded under data and keeps
+// no stringData, so it is data.KEY decoded. A value that does not decode
+// (not what the server writes) is returned as it is: compared, it shows
+// as changed.
+func LiveStringData(live map[string]any, key string) (any, bool) {
+	data, _ := live["data"].(map[string]any)
+	encoded, ok := data[key]
+	if !ok {
+		return nil, false
+	}
+	s, isString := encoded.(string)
+	if !isString {
+		return encoded, true
+	}
+	decoded, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return encoded, true
+	}
+	return string(decoded), true
+}
 
 // MatchesRedacted reports whether recorded is a redacted record's digest of
 // the Secret entry field.key whose live value is v (data as stored, base64;

@@ -1,7 +1,6 @@
 package ownership
 
 import (
-	"encoding/base64"
 	"fmt"
 	"sort"
 	"strings"
@@ -152,21 +151,7 @@ func liveValueOf(live map[string]any, l Leaf) (any, bool) {
 		v, err := l.Path.Lookup(live)
 		return v, err == nil
 	}
-	data, _ := live["data"].(map[string]any)
-	encoded, ok := data[key]
-	if !ok {
-		return nil, false
-	}
-	s, isString := encoded.(string)
-	if !isString {
-		return encoded, true
-	}
-	decoded, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		// Not what the server writes; compared as it is, it shows as drift.
-		return encoded, true
-	}
-	return string(decoded), true
+	return lastapplied.LiveStringData(live, key)
 }
 
 func foreignFields(leaves []Leaf, owners *Ownership, appliers []string) []OwnedField {
