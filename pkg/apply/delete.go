@@ -30,8 +30,11 @@ type DeleteOptions struct {
 // CRDs (their custom resources gone by then), then Namespaces. Events come
 // in that order.
 func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]Event, error) {
-	r := a.runner(Options{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace,
+	r, err := a.runner(ctx, Options{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace,
 		Timeout: opts.Timeout, DryRun: opts.DryRun, Parallel: opts.Parallel, Cascade: opts.Cascade}.withDefaults())
+	if err != nil {
+		return nil, err
+	}
 	if err := r.reachServer(ctx); err != nil {
 		return nil, afterLoadErrors(in.Errors, err)
 	}

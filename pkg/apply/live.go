@@ -121,8 +121,8 @@ func (r *runner) startLists(ctx context.Context, objects []*load.Object, indexes
 // prefetchSchema resolves the schema of o's kind in the background, so
 // that planning finds it ready instead of every worker waiting for OpenAPI
 // documents one group-version at a time. The resolver computes each kind
-// once, errors included, so planning sees what it would have seen
-// resolving the kind itself. Server-side apply plans nothing.
+// once; a failure is not kept, so planning tries again and reports its own
+// error. Server-side apply plans nothing.
 func (r *runner) prefetchSchema(o *load.Object, schemas *sync.WaitGroup) {
 	if r.opts.ServerSide || r.schemas == nil {
 		return

@@ -69,13 +69,6 @@ func (r *runner) mapObject(ctx context.Context, o *load.Object) (*meta.RESTMappi
 	return mapping, err
 }
 
-// resetMapper forgets what the mapper and the run know of the server's
-// kinds: a CRD may have added or changed one.
-func (r *runner) resetMapper() {
-	r.mappings.Clear()
-	meta.MaybeResetRESTMapper(r.mapper)
-}
-
 // discoveryWait is how long an unknown kind is looked up again; short unless
 // the run has CRDs that might serve it.
 func (r *runner) discoveryWait() time.Duration {

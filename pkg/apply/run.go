@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapply/kapply/pkg/load"
-	"github.com/kapply/kapply/pkg/schema"
 )
 
 // runner holds what one run talks to the cluster with.
@@ -21,12 +20,8 @@ type runner struct {
 	opts    Options
 	dynamic dynamic.Interface
 	lists   rest.Interface
-	mapper  meta.RESTMapper
-	// mappings are the mapper's answers by group-version-kind: asking it
-	// took 10 µs an object (a 10,000-object run waited 0.1 s for them
-	// before its first LIST).
-	mappings sync.Map
-	schemas  *schema.Resolver
+	// runAnswers are the run's own mappings and schemas.
+	*runAnswers
 	// discovery and host serve the check that the server is reachable.
 	discovery discovery.DiscoveryInterface
 	host      string
@@ -55,7 +50,10 @@ type Input struct {
 // run (an unreachable server, a malformed ApplySet); per-object failures
 // are events.
 func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, error) {
-	r := a.runner(opts.withDefaults())
+	r, err := a.runner(ctx, opts.withDefaults())
+	if err != nil {
+		return nil, err
+	}
 	if len(in.Objects) == 0 && len(in.Errors) == 0 && !r.opts.PruneAllowEmpty {
 		return nil, ErrNoObjects
 	}
@@ -126,10 +124,20 @@ func (r *runner) prune(ctx context.Context, set *applySet, objects []*load.Objec
 	return r.pruneBySelector(ctx, objects, keep)
 }
 
-func (a *Applier) runner(opts Options) *runner {
+// runner starts a run, with answers of its own (see runAnswers).
+func (a *Applier) runner(ctx context.Context, opts Options) (*runner, error) {
 	c := a.clients
-	return &runner{opts: opts, dynamic: c.Dynamic, lists: c.Lists, mapper: c.Mapper, schemas: c.Schemas, discovery: c.Discovery,
+	builtins, err := a.builtins()
+	if err != nil {
+		return nil, err
+	}
+	if a.ran.Swap(true) {
+		meta.MaybeResetRESTMapper(c.Mapper)
+	}
+	r := &runner{opts: opts, dynamic: c.Dynamic, lists: c.Lists, discovery: c.Discovery,
 		host: c.Host, retries: newRetries(opts, c.RequestTimeout)}
+	r.runAnswers = newRunAnswers(ctx, c, builtins.Recognizes, r.retryTransient)
+	return r, nil
 }
 
 // applyAll applies the objects phase by phase (see phases) and returns their

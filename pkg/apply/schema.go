@@ -1,8 +1,8 @@
 package apply
 
 import (
+	"context"
 	"fmt"
-	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -30,54 +30,21 @@ func builtinScheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// newResolver gives the run one schema resolver over the server's OpenAPI v3,
-// which the cached discovery client of cli-runtime keeps on disk keyed by the
-// hash the server publishes.
-func newResolver(dc discovery.CachedDiscoveryInterface, overrides []schema.Override) (*schema.Resolver, error) {
+// NewSchemaResolver gives code that plans merges outside a run, such as
+// kapply adopt or status, the resolver a run uses: the server's OpenAPI v3
+// through the REST client of the (usually cached) discovery client dc, and
+// overrides. Make one per command: like a run's, it keeps what it reads.
+func NewSchemaResolver(dc discovery.CachedDiscoveryInterface, overrides []schema.Override) (*schema.Resolver, error) {
 	builtins, err := builtinScheme()
 	if err != nil {
 		return nil, err
 	}
+	ctx := context.Background()
 	return schema.NewResolver(schema.ResolverConfig{
-		Source:    &openAPISource{client: dc.OpenAPIV3()},
+		Source:    &openAPISource{ctx: ctx, client: openapi.NewClientWithContext(dc.RESTClient()), retry: noRetry},
 		IsBuiltin: builtins.Recognizes,
 		Overrides: overrides,
 	}), nil
-}
-
-// NewSchemaResolver gives code that plans merges outside a run, such as
-// kapply adopt or status, the resolver a run uses: the server's OpenAPI v3
-// through the (usually cached) discovery client dc, and overrides.
-func NewSchemaResolver(dc discovery.CachedDiscoveryInterface, overrides []schema.Override) (*schema.Resolver, error) {
-	return newResolver(dc, overrides)
-}
-
-// openAPISource adapts client-go's OpenAPI v3 client to schema.Source.
-type openAPISource struct {
-	client openapi.Client
-	once   sync.Once
-	paths  map[string]openapi.GroupVersion
-	err    error
-}
-
-func (s *openAPISource) OpenAPIV3(gv k8sschema.GroupVersion) ([]byte, error) {
-	s.once.Do(func() { s.paths, s.err = s.client.Paths() })
-	if s.err != nil {
-		return nil, fmt.Errorf("listing OpenAPI v3 documents: %w", s.err)
-	}
-	path := "apis/" + gv.Group + "/" + gv.Version
-	if gv.Group == "" {
-		path = "api/" + gv.Version
-	}
-	doc, ok := s.paths[path]
-	if !ok {
-		return nil, &schema.NotFoundError{GVK: gv.WithKind("")}
-	}
-	data, err := doc.Schema(runtime.ContentTypeJSON)
-	if err != nil {
-		return nil, fmt.Errorf("fetching OpenAPI v3 document %s: %w", path, err)
-	}
-	return data, nil
 }
 
 // crdIndex holds the run's CRDs by the group-kind they define.

@@ -3,8 +3,10 @@ package schema
 import "sync"
 
 // memo computes each key's value once, even under concurrent calls: the
-// first caller computes, the others wait for its result. Errors are kept
-// too, so a failing fetch is not retried within a run.
+// first caller computes, the others wait for its result. An error goes to
+// the callers that waited for that computation and is then forgotten, so
+// the next caller computes again: a failure (a server that answered 503
+// once) is never kept as the answer.
 type memo[K comparable, V any] struct {
 	mu      sync.Mutex
 	entries map[K]*memoEntry[V]
@@ -19,6 +21,9 @@ type memoEntry[V any] struct {
 func (m *memo[K, V]) get(key K, compute func() (V, error)) (V, error) {
 	e := m.entry(key)
 	e.once.Do(func() { e.value, e.err = compute() })
+	if e.err != nil {
+		m.drop(key, e)
+	}
 	return e.value, e.err
 }
 
@@ -34,6 +39,16 @@ func (m *memo[K, V]) entry(key K) *memoEntry[V] {
 		m.entries[key] = e
 	}
 	return e
+}
+
+// drop forgets e, the failed computation of key, unless a newer one has
+// taken its place.
+func (m *memo[K, V]) drop(key K, e *memoEntry[V]) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries[key] == e {
+		delete(m.entries, key)
+	}
 }
 
 // forget drops the keys matching drop, so they are computed again.

@@ -27,14 +27,21 @@ type ResolverConfig struct {
 	// patched with a strategic merge patch; kubectl's test is
 	// scheme.Scheme.Recognizes. Nil treats every kind as custom.
 	IsBuiltin func(schema.GroupVersionKind) bool
+	// ServerCRD, when set, gives the server's CRD of a custom kind that no
+	// document of Source describes (an error wrapping ErrNotFound when
+	// there is none): the server publishes a new CRD's schema a moment
+	// after it serves the kind, and a kind without a schema has its keyed
+	// lists replaced whole.
+	ServerCRD func(schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error)
 	// Overrides are user-declared merge keys, applied last.
 	Overrides []Override
 }
 
 // Resolver answers the schema of each kind of an apply run. Each server
 // document is fetched and parsed once per run, each kind's graph built once;
-// it is safe for concurrent use. CRDs added with AddCRD take precedence over
-// the server.
+// a failure is not kept, so the next call tries again. It is safe for
+// concurrent use. CRDs added with AddCRD take precedence over the server.
+// Make one per run: what it has read of the server is never checked again.
 type Resolver struct {
 	cfg   ResolverConfig
 	docs  memo[schema.GroupVersion, *Document]
@@ -70,6 +77,9 @@ func (r *Resolver) Kind(gvk schema.GroupVersionKind) (*Kind, error) {
 func (r *Resolver) resolve(gvk schema.GroupVersionKind) (*Kind, error) {
 	kind, err := r.base(gvk)
 	if errors.Is(err, ErrNotFound) {
+		kind, err = r.fromServerCRD(gvk)
+	}
+	if errors.Is(err, ErrNotFound) {
 		kind, err = &Kind{Strategic: r.isBuiltin(gvk)}, nil
 	}
 	if err != nil {
@@ -92,6 +102,18 @@ func (r *Resolver) base(gvk schema.GroupVersionKind) (*Kind, error) {
 		return doc.Kind(gvk)
 	}
 	return doc.CustomKind(gvk)
+}
+
+// fromServerCRD is the graph of a custom kind from the server's CRD.
+func (r *Resolver) fromServerCRD(gvk schema.GroupVersionKind) (*Kind, error) {
+	if r.isBuiltin(gvk) || r.cfg.ServerCRD == nil {
+		return nil, &NotFoundError{GVK: gvk}
+	}
+	crd, err := r.cfg.ServerCRD(gvk)
+	if err != nil {
+		return nil, fmt.Errorf("reading the CRD of %s: %w", gvk.GroupKind(), err)
+	}
+	return FromCRD(crd, gvk.Version)
 }
 
 func (r *Resolver) crd(gk schema.GroupKind) *apiextensionsv1.CustomResourceDefinition {

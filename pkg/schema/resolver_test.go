@@ -3,11 +3,13 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -92,8 +94,12 @@ func TestResolverUnknownKinds(t *testing.T) {
 	}
 }
 
+// TestResolverSourceError: a failed fetch is reported with its context and
+// not kept: the next call fetches again, and gets the document once the
+// source answers.
 func TestResolverSourceError(t *testing.T) {
-	src := &fakeSource{fail: errors.New("connection refused")}
+	src := widgetSource()
+	src.fail = errors.New("connection refused")
 	r := NewResolver(ResolverConfig{Source: src})
 	for range 2 {
 		_, err := r.Kind(widgetGVK)
@@ -101,39 +107,71 @@ func TestResolverSourceError(t *testing.T) {
 			t.Errorf("got %v, want the fetch error with context", err)
 		}
 	}
-	if n := src.fetches.Load(); n != 1 {
-		t.Errorf("fetches after a failure: got %d, want 1 (no retry within a run)", n)
+	if n := src.fetches.Load(); n != 2 {
+		t.Errorf("fetches after a failure: got %d, want 2 (a failure is not kept)", n)
+	}
+	src.fail = nil
+	kind, err := r.Kind(widgetGVK)
+	if err != nil || !kind.Known() {
+		t.Fatalf("once the source answers: got %+v, %v; want the server's schema", kind, err)
+	}
+	if _, err := r.Kind(widgetGVK); err != nil || src.fetches.Load() != 3 {
+		t.Errorf("after a success: got %v and %d fetches; want the kept answer (3 fetches)", err, src.fetches.Load())
 	}
 }
 
-func TestResolverCRDTakesPrecedence(t *testing.T) {
-	src := &fakeSource{docs: map[schema.GroupVersion]string{crdGVK.GroupVersion(): strings.ReplaceAll(
-		strings.ReplaceAll(widgetDoc, `"test.io"`, `"example.com"`), "test.v1.", "ex.v1.")}}
-	r := NewResolver(ResolverConfig{Source: src})
-	fromServer, err := r.Kind(crdGVK)
-	if err != nil || fromServer.Root.Field("spec").Field("ports") == nil {
-		t.Fatalf("before AddCRD: got %v, want the server's schema", err)
-	}
-	r.AddCRD(loadCRD(t, widgetCRD))
-	fromCRD, err := r.Kind(crdGVK)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkWant(t, fromCRD.Root, want{path: "spec.byName", typ: List, list: Map, keys: []string{"name"}})
-}
-
-func TestResolverAppliesOverrides(t *testing.T) {
-	r := NewResolver(ResolverConfig{Overrides: mustOverrides(t, "Widget.example.com:spec.rules=name")})
-	r.AddCRD(loadCRD(t, widgetCRD))
+// TestResolverServerCRD: a custom kind no document describes takes the
+// server's CRD; a built-in kind never asks for one, and a kind without a
+// CRD stays unknown.
+func TestResolverServerCRD(t *testing.T) {
+	var asked []schema.GroupVersionKind
+	r := NewResolver(ResolverConfig{Source: widgetSource(), IsBuiltin: builtinGroup("k8s.io"),
+		ServerCRD: func(gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
+			asked = append(asked, gvk)
+			if gvk != crdGVK {
+				return nil, &NotFoundError{GVK: gvk}
+			}
+			return loadCRD(t, widgetCRD), nil
+		}})
 	kind, err := r.Kind(crdGVK)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkWant(t, kind.Root, want{path: "spec.rules", typ: List, list: Map, keys: []string{"name"}})
+	checkWant(t, kind.Root, want{path: "spec.byName", typ: List, list: Map, keys: []string{"name"}})
+	for _, gvk := range []schema.GroupVersionKind{{Group: "k8s.io", Version: "v1", Kind: "Thing"}, {Group: "other.io", Version: "v1", Kind: "Gadget"}} {
+		if kind, err := r.Kind(gvk); err != nil || kind.Known() {
+			t.Errorf("%s: got %+v, %v; want an unknown kind", gvk, kind, err)
+		}
+	}
+	if _, err := r.Kind(widgetGVK); err != nil {
+		t.Fatal(err)
+	}
+	want := []schema.GroupVersionKind{crdGVK, {Group: "other.io", Version: "v1", Kind: "Gadget"}}
+	if !slices.Equal(asked, want) {
+		t.Errorf("CRDs asked for: got %v, want %v (none for a built-in kind or one the documents describe)", asked, want)
+	}
+}
 
-	bad := NewResolver(ResolverConfig{Source: widgetSource(), IsBuiltin: builtinGroup("test.io"),
-		Overrides: mustOverrides(t, "Widget.test.io:spec.args:set")})
-	if _, err := bad.Kind(widgetGVK); err == nil || !strings.Contains(err.Error(), "custom resources only") {
-		t.Errorf("override on a built-in kind: got %v, want it refused", err)
+// TestMemoForgetsErrors: a failed computation is not kept; the next
+// caller computes again, and a success is kept.
+func TestMemoForgetsErrors(t *testing.T) {
+	var m memo[string, int]
+	var calls atomic.Int32
+	compute := func() (int, error) {
+		if calls.Add(1) == 1 {
+			return 0, errors.New("503")
+		}
+		return 7, nil
+	}
+	if _, err := m.get("k", compute); err == nil {
+		t.Fatal("first computation: want its error")
+	}
+	for range 2 {
+		if v, err := m.get("k", compute); err != nil || v != 7 {
+			t.Errorf("after a failure: got %d, %v; want 7", v, err)
+		}
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("computations: got %d, want 2 (the failure, then one kept success)", n)
 	}
 }
