@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -107,7 +108,7 @@ reason, and the exit code is 1.`,
 		},
 	}
 	flags := cmd.Flags()
-	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to apply (repeatable; - for stdin)")
+	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to apply (repeatable; - for stdin; at most 256 MiB each, a URL read within --request-timeout)")
 	flags.BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "apply the output of this kustomization directory")
 	flags.StringVarP(&opts.selector, "selector", "l", "", "apply only the objects whose labels match this selector (e.g. -l app=web)")
@@ -156,7 +157,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 		// their managedFields.
 		runOpts.OnEvent, runOpts.Lean, runOpts.NoManagedFields = lines.add, true, true
 	}
-	events, err := runApplyOn(cmd.Context(), getter, opts, runOpts)
+	events, err := runApplyOn(cmd.Context(), getter, streams.In, opts, runOpts)
 	printed := lines.close()
 	bar.finish()
 	if errors.Is(err, apply.ErrNoObjects) && opts.prune.enabled {
@@ -177,14 +178,14 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	return nil
 }
 
-// runApplyOn loads the files and applies them with runOpts.
-func runApplyOn(ctx context.Context, getter *genericclioptions.ConfigFlags, opts applyOptions, runOpts apply.Options) ([]apply.Event, error) {
+// runApplyOn loads the files ("-" from stdin) and applies them with runOpts.
+func runApplyOn(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions, runOpts apply.Options) ([]apply.Event, error) {
 	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
 	if err != nil {
 		return nil, err
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(getter, files, opts.selector, mergeKeys)
+	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, mergeKeys)
 	if err != nil {
 		return nil, err
 	}

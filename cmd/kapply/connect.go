@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/load"
@@ -13,8 +17,19 @@ import (
 // loadAndConnect reads the files first — a bad file is reported before any
 // request — then builds the library's Applier from the kubeconfig flags,
 // with kubectl's disk-cached discovery for the REST mapping and schemas.
-func loadAndConnect(getter genericclioptions.RESTClientGetter, files load.Files, selector string, mergeKeys []schema.Override) (*apply.Applier, apply.Input, error) {
-	objects, errs := load.Load(getter, files, selector)
+// "-" reads stdin; --request-timeout bounds the read of each URL. A load
+// that ctx cut short (a signal) fails as a whole, naming what it did not
+// read.
+func loadAndConnect(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, files load.Files, selector string, mergeKeys []schema.Override) (*apply.Applier, apply.Input, error) {
+	timeout, err := clientcmd.ParseTimeout(*getter.Timeout)
+	if err != nil {
+		return nil, apply.Input{}, err
+	}
+	files.Stdin, files.RequestTimeout = stdin, timeout
+	objects, errs := load.LoadContext(ctx, getter, files, selector)
+	if ctx.Err() != nil && len(errs) > 0 {
+		return nil, apply.Input{}, errors.Join(errs...)
+	}
 	in := apply.Input{Objects: objects, Errors: errs}
 	applier, err := newApplier(getter, mergeKeys)
 	return applier, in, err

@@ -48,7 +48,7 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
 		},
 	}
 	flags := cmd.Flags()
-	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to delete (repeatable; - for stdin)")
+	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to delete (repeatable; - for stdin; at most 256 MiB each)")
 	flags.BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "delete the output of this kustomization directory")
 	flags.StringVarP(&opts.selector, "selector", "l", "", "delete only the objects whose labels match this selector")
@@ -67,7 +67,7 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 		return runFailed(err)
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(getter, files, opts.selector, nil)
+	applier, in, err := loadAndConnect(cmd.Context(), getter, streams.In, files, opts.selector, nil)
 	if err != nil {
 		return withCode(exitError, err)
 	}

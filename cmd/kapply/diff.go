@@ -91,7 +91,7 @@ objects were diffed and others failed).`,
 		},
 	}
 	flags := cmd.Flags()
-	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to diff (repeatable; - for stdin)")
+	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to diff (repeatable; - for stdin; at most 256 MiB each)")
 	flags.BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "diff the output of this kustomization directory")
 	flags.StringVarP(&opts.selector, "selector", "l", "", "diff only the objects whose labels match this selector (e.g. -l app=web)")
@@ -125,7 +125,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	runOpts.OnEvent, runOpts.Lean = early.add, true
 	// Owners (--explain) and the managedFields diff are read off them.
 	runOpts.NoManagedFields = !opts.showManaged && !opts.explain
-	events, err := runApplyOn(ctx, getter, opts.asApply(""), runOpts)
+	events, err := runApplyOn(ctx, getter, streams.In, opts.asApply(""), runOpts)
 	if errors.Is(err, apply.ErrNoObjects) {
 		// kubectl diff shows nothing for files without objects, and exits 0.
 		return nil

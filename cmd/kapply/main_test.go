@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,10 +24,17 @@ type result struct {
 	code           int
 }
 
-// kapply runs the CLI in-process against the test cluster.
+// kapply runs the CLI in-process against the test cluster, with an empty
+// stdin.
 func kapply(t *testing.T, args ...string) result {
 	t.Helper()
-	return kapplyWith(run, args...)
+	return kapplyWith(run, bytes.NewReader(nil), args...)
+}
+
+// kapplyWithStdin is kapply reading stdin for "-f -".
+func kapplyWithStdin(t *testing.T, stdin io.Reader, args ...string) result {
+	t.Helper()
+	return kapplyWith(run, stdin, args...)
 }
 
 // kapplyContext runs the CLI in-process against the test cluster until ctx
@@ -35,12 +43,12 @@ func kapplyContext(t *testing.T, ctx context.Context, args ...string) result {
 	t.Helper()
 	return kapplyWith(func(args []string, streams genericiooptions.IOStreams) error {
 		return runContext(ctx, args, streams)
-	}, args...)
+	}, bytes.NewReader(nil), args...)
 }
 
-func kapplyWith(runFn func([]string, genericiooptions.IOStreams) error, args ...string) result {
+func kapplyWith(runFn func([]string, genericiooptions.IOStreams) error, stdin io.Reader, args ...string) result {
 	var out, errOut bytes.Buffer
-	streams := genericiooptions.IOStreams{In: bytes.NewReader(nil), Out: &out, ErrOut: &errOut}
+	streams := genericiooptions.IOStreams{In: stdin, Out: &out, ErrOut: &errOut}
 	args = append(args, "--kubeconfig", cluster.Kubeconfig)
 	code := exitCode(runFn(args, streams), &errOut)
 	return result{stdout: out.String(), stderr: errOut.String(), code: code}

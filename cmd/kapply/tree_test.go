@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,31 +134,10 @@ func TestApplyInputs(t *testing.T) {
 	if r := kapply(t, "apply", "-k", filepath.Join(dir, "kust"), "-n", ns); r.code != 0 || r.stdout != "configmap/k-from-kustomize created\n" {
 		t.Errorf("-k: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	r := withStdin(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: piped}\n", func() result {
-		return kapply(t, "apply", "-f", "-", "-n", ns)
-	})
+	r := kapplyWithStdin(t, strings.NewReader("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: piped}\n"), "apply", "-f", "-", "-n", ns)
 	if r.code != 0 || r.stdout != "configmap/piped created\n" {
 		t.Errorf("stdin: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-}
-
-// withStdin runs fn with os.Stdin reading content: cli-runtime's builder
-// reads os.Stdin itself for "-f -".
-func withStdin(t *testing.T, content string, fn func() result) result {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "stdin")
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	saved := os.Stdin
-	os.Stdin = f
-	defer func() { os.Stdin = saved }()
-	return fn()
 }
 
 // TestApplyDryRunWritesNothing: --dry-run=client and =server report what

@@ -12,7 +12,7 @@ import (
 // (readLocal): the builder fails on the document, or its answer is not one
 // readLocal can give.
 const (
-	fallbackUnread   = "not a regular file, or not readable"
+	fallbackUnread   = "not read (not opened, too large, interrupted), and its error reported"
 	fallbackEncoding = "not plain UTF-8 (a byte order mark, or bytes that are not UTF-8)"
 	fallbackJSON     = "a JSON stream the JSON decoder does not read to its end"
 	fallbackSplit    = "a document separator followed by more than a comment"

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"reflect"
@@ -77,9 +78,9 @@ func TestReadLocalCollidingKeys(t *testing.T) {
 		files[fmt.Sprintf("c%d.yaml", i)] = []byte("apiVersion: v1\nkind: K\nmetadata: {name: x}\ndata: " + m + "\n")
 	}
 	paths := writeFiles(t, t.TempDir(), files)
-	for _, f := range readFiles(testGetter, paths, nil, "") {
+	for _, f := range readFiles(context.Background(), testGetter, fileInputs(paths), Files{}, nil, "") {
 		if f.fallback != fallbackCollide {
-			t.Errorf("%s: %q, want the fallback %q", f.path, f.fallback, fallbackCollide)
+			t.Errorf("%s: %q, want the fallback %q", f.source, f.fallback, fallbackCollide)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 
@@ -15,8 +16,13 @@ import (
 
 // DocumentsDeclaring reads the file source again and returns the places,
 // from 1 and among its non-empty YAML documents, of those declaring o's
-// kind and name (a List counts as one document).
+// kind and name (a List counts as one document). Only a regular file is
+// read again: a FIFO would wait for ever for a second writer, and a file
+// named STDIN is not what stdin held.
 func DocumentsDeclaring(source string, o *Object) ([]int, error) {
+	if info, err := os.Stat(source); err != nil || !info.Mode().IsRegular() || source == stdinSource {
+		return nil, fmt.Errorf("%s: not a regular file, not read again", source)
+	}
 	f, err := os.Open(source)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,11 @@
 package load
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -15,14 +18,28 @@ type Files struct {
 	Filenames []string
 	Recursive bool
 	Kustomize string
+	// Stdin is what "-" reads; the process's standard input when nil.
+	Stdin io.Reader
+	// RequestTimeout bounds the read of each URL, all its attempts
+	// included (kubectl's --request-timeout); 0 leaves it to the context.
+	RequestTimeout time.Duration
 }
 
-// Load reads every object from the files, without asking the server: mapping
-// waits until CRDs of the same run are established. It returns the objects it
-// could read and, separately, one error per file (or document) it could not;
-// a bad file never hides the good ones.
+// LoadContext reads every object from the files, without asking the
+// server: mapping waits until CRDs of the same run are established. It
+// returns the objects it could read and, separately, one error per file
+// (or document) it could not; a bad file never hides the good ones. Each
+// file, stdin and URL is read once, up to MaxInputSize; when ctx is done,
+// the reads still going are abandoned and fail with ctx's cause (then
+// the caller should not go on with what was read).
+func LoadContext(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, selector string) ([]*Object, []error) {
+	return objectsOfInfos(readInfos(ctx, getter, files, selector))
+}
+
+// Load is LoadContext that no one cancels, for programs and tests that read
+// only files they wrote.
 func Load(getter genericclioptions.RESTClientGetter, files Files, selector string) ([]*Object, []error) {
-	return objectsOfInfos(readInfos(getter, files, selector))
+	return LoadContext(context.Background(), getter, files, selector)
 }
 
 // objectsOfInfos turns the builder's infos into objects, and refuses those

@@ -3,6 +3,7 @@ package load
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,8 +34,8 @@ import (
 // diffWithBuilder is compareWithBuilder that reports the first difference
 // instead of failing: "" when readLocal gives what the builder gives.
 func diffWithBuilder(files Files, selector string) string {
-	paths := localManifests(files)
-	if paths == nil {
+	inputs, ok := listInputs(files)
+	if !ok {
 		return ""
 	}
 	var sel labels.Selector
@@ -44,7 +45,7 @@ func diffWithBuilder(files Files, selector string) string {
 			return ""
 		}
 	}
-	infos, errs, checked := collect(readFiles(testGetter, paths, sel, selector))
+	infos, errs, checked := collect(readFiles(context.Background(), testGetter, inputs, files, sel, selector))
 	wantInfos, wantErrs := build(testGetter, files, selector)
 	if len(infos) != len(wantInfos) {
 		return fmt.Sprintf("%d infos, the builder %d", len(infos), len(wantInfos))
@@ -69,7 +70,7 @@ func diffWithBuilder(files Files, selector string) string {
 	}
 	reread := map[string][]lossyDocument{}
 	for source, lossy := range checked {
-		reread[source] = lossyDocuments(source)
+		reread[source] = lossyDocumentsAgain(source)
 		l := func(docs []lossyDocument) string {
 			var s []string
 			for _, d := range docs {
@@ -123,7 +124,7 @@ func builderStable(files Files, selector string) bool {
 // colliding tells whether the file at path holds a map with two keys that
 // become one string: the builder has no one answer for it.
 func colliding(path string) bool {
-	return readFiles(testGetter, []string{path}, nil, "")[0].fallback == fallbackCollide
+	return readFiles(context.Background(), testGetter, fileInputs([]string{path}), Files{}, nil, "")[0].fallback == fallbackCollide
 }
 
 const cm = "apiVersion: v1\nkind: ConfigMap\n"
@@ -611,7 +612,7 @@ func builderDocumentStable(doc []byte, first any) bool {
 	return true
 }
 
-// splitDocuments splits data as splitFile does.
+// splitDocuments splits data as splitInput does.
 func splitDocuments(data []byte) ([][]byte, error) {
 	reader := yaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var docs [][]byte

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"runtime"
 	"strings"
 	"sync"
@@ -12,10 +13,11 @@ import (
 	"k8s.io/cli-runtime/pkg/resource"
 )
 
-// readLocal gives, for local manifest files (paths, as localManifests
-// lists them for files), exactly what build gives for files — the same
-// infos in the same order, the same errors — and, for each file it read,
-// the documents refuseLossyDocuments would refuse.
+// readLocal gives, for the inputs listInputs lists for files, exactly what
+// build gives for files — the same infos in the same order, the same
+// errors — and, for each input it read, the documents refuseLossyDocuments
+// would refuse. Each input is read once (readInput), within ctx and up to
+// MaxInputSize: a FIFO or stdin cannot be read twice.
 //
 // It is written by hand because the resource builder cannot be given
 // another decoder, and its own decodes each YAML document three times:
@@ -26,12 +28,12 @@ import (
 // yaml.v2 as the builder parses it, into the map the builder would hold
 // (jsonValue), on every core.
 //
-// A file whose reading the builder would fail on, or whose content readLocal
-// does not follow (the fallback reasons in convert.go), is read by the
-// builder itself, alone: the builder reads each file on its own, so its
-// objects and errors for one file are those it gives for the file among
-// others. Errors are therefore always the builder's.
-func readLocal(getter genericclioptions.RESTClientGetter, files Files, paths []string, selector string) ([]*resource.Info, []error, map[string][]lossyDocument) {
+// An input whose content readLocal does not follow (the fallback reasons in
+// convert.go) is given to the builder as the bytes read, alone: the builder
+// reads each input on its own, so its objects and errors for one input are
+// those it gives for the input among others. Errors are therefore the
+// builder's, but for an input too large or not read before ctx was done.
+func readLocal(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, inputs []input, selector string) ([]*resource.Info, []error, map[string][]lossyDocument) {
 	var sel labels.Selector
 	if s := strings.TrimSpace(selector); s != "" {
 		var err error
@@ -40,7 +42,7 @@ func readLocal(getter genericclioptions.RESTClientGetter, files Files, paths []s
 			return infos, errs, nil
 		}
 	}
-	return collect(readFiles(getter, paths, sel, selector))
+	return collect(readFiles(ctx, getter, inputs, files, sel, selector))
 }
 
 // collect puts the files' infos, errors and refused documents together, in
@@ -53,15 +55,15 @@ func collect(read []*localFile) ([]*resource.Info, []error, map[string][]lossyDo
 		infos = append(infos, f.infos...)
 		errs = append(errs, f.errs...)
 		if f.checked {
-			checked[f.path] = f.lossy
+			checked[f.source] = f.lossy
 		}
 	}
 	return infos, errs, checked
 }
 
-// localFile is one file as readLocal reads it.
+// localFile is one input (a file, stdin or a URL) as readLocal reads it.
 type localFile struct {
-	path string
+	input
 	data []byte
 	// json: the builder reads the file as a JSON stream (it opens with
 	// '{'), not as YAML documents.
@@ -69,11 +71,9 @@ type localFile struct {
 	docs []localDocument
 	// fallback is why the builder reads the file; "" when readLocal does.
 	fallback string
-	// openErr is why the file does not open: the builder's error for it,
-	// as its file visitor opens the file (found by a walk or named). The
-	// builder run on the path alone would not say the same: it would stat
-	// the path first, and say it cannot be accessed.
-	openErr error
+	// readErr is why the input was not read: for a file that does not
+	// open, the builder's error, as its file visitor opens the file.
+	readErr error
 	// lossy are the documents refuseLossyDocuments refuses; checked tells
 	// they are known.
 	lossy   []lossyDocument
@@ -93,12 +93,12 @@ type localDocument struct {
 	counted bool
 }
 
-// readFiles reads paths in three passes over every core: the files (read,
-// split into documents), their documents (parsed), and again the files
-// (objects listed and filtered, or the builder run on the file).
-func readFiles(getter genericclioptions.RESTClientGetter, paths []string, sel labels.Selector, selector string) []*localFile {
-	read := make([]*localFile, len(paths))
-	forEach(len(paths), func(i int) { read[i] = splitFile(paths[i]) })
+// readFiles reads inputs in three passes over every core: the inputs
+// (read, split into documents), their documents (parsed), and again the
+// inputs (objects listed and filtered, or the builder run on the bytes).
+func readFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, inputs []input, files Files, sel labels.Selector, selector string) []*localFile {
+	read := make([]*localFile, len(inputs))
+	forEach(len(inputs), func(i int) { read[i] = splitInput(ctx, inputs[i], files) })
 	type ref struct{ file, doc int }
 	var docs []ref
 	for i, f := range read {
@@ -124,10 +124,10 @@ func readFiles(getter genericclioptions.RESTClientGetter, paths []string, sel la
 			f.fallback = f.list(sel)
 		}
 		switch {
-		case f.openErr != nil:
-			f.errs = []error{f.openErr} // resource.FileVisitor's
+		case f.readErr != nil:
+			f.errs = []error{f.readErr}
 		case f.fallback != "":
-			f.infos, f.errs = build(getter, Files{Filenames: []string{f.path}}, selector)
+			f.infos, f.errs = buildRead(getter, f, selector)
 		}
 		// list found the refused documents of the YAML it read; those of
 		// other files are looked for in the bytes read, when the file gave
@@ -135,7 +135,7 @@ func readFiles(getter genericclioptions.RESTClientGetter, paths []string, sel la
 		if f.checked && (f.json || f.fallback != "") {
 			f.lossy, f.checked = nil, len(f.infos) > 0
 			if f.checked {
-				f.lossy = lossyDocumentsIn(f.path, f.data)
+				f.lossy = lossyDocumentsIn(f.source, f.data)
 			}
 		}
 		f.data, f.docs = nil, nil

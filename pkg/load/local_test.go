@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,7 +68,7 @@ func TestReadLocalTestdata(t *testing.T) {
 func TestReadLocalInvalidSelector(t *testing.T) {
 	paths := writeFiles(t, t.TempDir(), map[string][]byte{"a.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")})
 	files := Files{Filenames: paths}
-	infos, errs, _ := readInfos(testGetter, files, "a in (")
+	infos, errs, _ := readInfos(context.Background(), testGetter, files, "a in (")
 	wantInfos, wantErrs := build(testGetter, files, "a in (")
 	compareInfos(t, infos, wantInfos)
 	compareErrors(t, "errors", errs, wantErrs)

@@ -69,7 +69,7 @@ func TestReadLocalBadInput(t *testing.T) {
 	names := writeFiles(t, dir, badInputFiles())
 	// Symlinks the walk of -R finds; by name, a path that does not resolve
 	// to a file or a directory of manifests leaves the whole load to the
-	// builder (localManifests).
+	// builder (listInputs).
 	for _, link := range [][2]string{{"b-link.yaml", "a-link.yaml"}, {"a-link.yaml", "b-link.yaml"}, {"missing.yaml", "dangling.yaml"}, {"..", "sub/loop"}, {"good.yaml", "alias.yaml"}} {
 		if err := os.Symlink(link[0], filepath.Join(dir, link[1])); err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package load
 
 import (
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -45,15 +46,47 @@ func (s readStats) String() string {
 		s.files, s.fast, s.objects, s.infos, s.errs, strings.Join(reasons, "; "))
 }
 
+// fileInputs are the inputs of paths, files all.
+func fileInputs(paths []string) []input {
+	inputs := make([]input, len(paths))
+	for i, path := range paths {
+		inputs[i] = input{source: path, kind: fileInput}
+	}
+	return inputs
+}
+
+// mustListInputs is listInputs, nil when the builder reads files itself.
+func mustListInputs(files Files) []input {
+	inputs, ok := listInputs(files)
+	if !ok {
+		return nil
+	}
+	return inputs
+}
+
+// lossyDocumentsAgain reads the file source again (none when it is not a
+// regular file) for the documents refuseLossyDocuments refuses: what
+// readLocal found in the bytes it read, found apart.
+func lossyDocumentsAgain(source string) []lossyDocument {
+	if info, err := os.Stat(source); err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	data, err := os.ReadFile(source)
+	if err != nil {
+		return nil
+	}
+	return lossyDocumentsIn(source, data)
+}
+
 // compareWithBuilder reads files with readLocal and with the builder and
 // fails on any difference: the infos field by field (objects deeply, the
 // types of numbers included), the errors' text and order, the documents
-// refused (against lossyDocuments, which reads each file again), and what
+// refused (against lossyDocumentsAgain, which reads each file again), and what
 // Load makes of it all.
 func compareWithBuilder(t *testing.T, files Files, selector string) readStats {
 	t.Helper()
-	paths := localManifests(files)
-	if paths == nil {
+	inputs, ok := listInputs(files)
+	if !ok {
 		t.Fatalf("%v: not local manifest files, readLocal would not read them", files.Filenames)
 	}
 	var sel labels.Selector
@@ -63,7 +96,7 @@ func compareWithBuilder(t *testing.T, files Files, selector string) readStats {
 			t.Fatal(err)
 		}
 	}
-	read := readFiles(testGetter, paths, sel, selector)
+	read := readFiles(context.Background(), testGetter, inputs, files, sel, selector)
 	infos, errs, checked := collect(read)
 	wantInfos, wantErrs := build(testGetter, files, selector)
 	stats := readStats{files: len(read), infos: len(infos), errs: len(errs), reasons: map[string]int{}}
@@ -79,7 +112,7 @@ func compareWithBuilder(t *testing.T, files Files, selector string) readStats {
 	compareErrors(t, "errors", errs, wantErrs)
 	reread := map[string][]lossyDocument{}
 	for source, lossy := range checked {
-		reread[source] = lossyDocuments(source)
+		reread[source] = lossyDocumentsAgain(source)
 		compareLossy(t, source, lossy, reread[source])
 	}
 	// Load, end to end (reread holds what Load without readLocal reads).

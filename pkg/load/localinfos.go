@@ -21,13 +21,13 @@ func (f *localFile) list(sel labels.Selector) string {
 		if d.counted {
 			n++
 			if d.lossy != nil {
-				f.lossy = append(f.lossy, lossyDocument{n: n, doc: d.data, err: lossyError(f.path, n, d.lossy)})
+				f.lossy = append(f.lossy, lossyDocument{n: n, doc: d.data, err: lossyError(f.source, n, d.lossy)})
 			}
 		}
 		if d.obj == nil {
 			continue
 		}
-		infos, why := flatten(f.path, d.obj)
+		infos, why := flatten(f.source, d.obj)
 		if why != "" {
 			return why
 		}

@@ -3,27 +3,22 @@ package load
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"unicode/utf8"
 
 	runtimeobj "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/yaml"
 )
 
-// splitFile reads the file at path and splits it as the builder's
+// splitInput reads the input and splits it as the builder's
 // YAMLOrJSONDecoder does, or sets why the builder must read it.
-func splitFile(path string) *localFile {
-	f := &localFile{path: path}
-	file, err := os.Open(path)
-	if err != nil {
-		f.openErr, f.fallback = err, fallbackUnread
-		return f
-	}
-	defer file.Close()
-	if f.data, f.fallback = readRegular(file); f.fallback != "" {
+func splitInput(ctx context.Context, in input, files Files) *localFile {
+	f := &localFile{input: in}
+	if f.data, f.readErr = readInput(ctx, in, files); f.readErr != nil {
+		f.fallback = fallbackUnread
 		return f
 	}
 	f.checked = true
@@ -52,30 +47,6 @@ func splitFile(path string) *localFile {
 			return f
 		}
 		f.docs = append(f.docs, localDocument{data: doc})
-	}
-}
-
-// readRegular reads file when it is a regular file (a FIFO or a device
-// could not be read twice).
-func readRegular(file *os.File) ([]byte, string) {
-	info, err := file.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return nil, fallbackUnread
-	}
-	// Sized as the file, as os.ReadFile does: two reads, not ten.
-	data := make([]byte, 0, info.Size()+512)
-	for {
-		n, err := file.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if errors.Is(err, io.EOF) {
-			return data, ""
-		}
-		if err != nil {
-			return nil, fallbackUnread
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -32,12 +31,11 @@ var (
 )
 
 // refuseLossyDocuments fails the objects of every document the builder
-// would have changed without a word (see ErrDuplicateKey, ErrNotUTF8). The
-// documents of the files in checked are known (readLocal found them in the
-// bytes it read); any other file the objects came from is read again —
-// stdin and URLs cannot be read twice, and are not checked. It returns the
-// other objects and one error per such document, naming the file, the
-// document and the line.
+// would have changed without a word (see ErrDuplicateKey, ErrNotUTF8), in
+// the inputs of checked (readLocal found them in the bytes it read: every
+// file, stdin and URL but a kustomization's output, which is not checked;
+// no input is read twice). It returns the other objects and one error per
+// such document, naming the input, the document and the line.
 func refuseLossyDocuments(objects []*Object, checked map[string][]lossyDocument) ([]*Object, []error) {
 	bySource := map[string][]*Object{}
 	var sources []string
@@ -50,11 +48,7 @@ func refuseLossyDocuments(objects []*Object, checked map[string][]lossyDocument)
 	refused := map[*Object]bool{}
 	var errs []error
 	for _, source := range sources {
-		lossy, ok := checked[source]
-		if !ok {
-			lossy = lossyDocuments(source)
-		}
-		for _, d := range lossy {
+		for _, d := range checked[source] {
 			errs = append(errs, d.err)
 			// What the builder read: invalid bytes replaced.
 			doc := bytes.ToValidUTF8(d.doc, []byte("\uFFFD"))
@@ -76,24 +70,6 @@ type lossyDocument struct {
 	n   int
 	doc []byte
 	err error
-}
-
-// lossyDocuments returns the documents of the file source the builder
-// would change; none when source is not a regular file.
-func lossyDocuments(source string) []lossyDocument {
-	f, err := os.Open(source)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return nil
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil
-	}
-	return lossyDocumentsIn(source, data)
 }
 
 // lossyDocumentsIn returns the documents of data, read from source, that

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,10 +49,10 @@ func TestParallelLoadAsOneBuilder(t *testing.T) {
 	for _, recursive := range []bool{true, false} {
 		for _, selector := range []string{"", "app=a1"} {
 			files := Files{Filenames: []string{dir, filepath.Join(dir, "sub-1", "cm-004.yml")}, Recursive: recursive}
-			if n := len(localManifests(files)); n < 100 && recursive {
+			if n := len(mustListInputs(files)); n < 100 && recursive {
 				t.Fatalf("the tree has %d manifests, want at least 100", n)
 			}
-			gotInfos, gotErrs, _ := readInfos(getter, files, selector)
+			gotInfos, gotErrs, _ := readInfos(context.Background(), getter, files, selector)
 			wantInfos, wantErrs := build(getter, files, selector)
 			if len(gotInfos) != len(wantInfos) {
 				t.Fatalf("-R=%v -l %q: %d objects, want %d", recursive, selector, len(gotInfos), len(wantInfos))
