@@ -18,10 +18,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/kapply/kapply/internal/testcluster"
+	"github.com/kapply/kapply/pkg/lastapplied"
 )
 
 // Input read once, within bounds: a FIFO, stdin that never ends, an
-// endless device, a huge sparse file, a URL that never answers.
+// endless device, a huge sparse file, a URL that never answers; and YAML
+// merge keys stored as kubectl stores them.
 
 const inputConfigMap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: NAME}\ndata: {k: v}\n"
 
@@ -226,5 +228,79 @@ func TestApplyEndlessDeviceMemory(t *testing.T) {
 	t.Logf("took %s, peak RSS %d MiB", took, peak>>20)
 	if peak > 450<<20 || took > 10*time.Second {
 		t.Errorf("took %s, peak RSS %d MiB; want under 10 s and 450 MiB", took, peak>>20)
+	}
+}
+
+// mergeKeyCases are documents whose annotations use YAML merge keys, and
+// the annotations yaml.v2, and so kubectl, makes of them: a key merged and
+// set is set by the later of the two; of two merged maps, the first wins.
+var mergeKeyCases = []struct {
+	name, doc string
+	want      map[string]string
+}{
+	{"merge, then the key", "metadata:\n  name: NAME\n  labels: &common {tier: old, team: a}\n  annotations: {<<: *common, tier: new}\n",
+		map[string]string{"tier": "new", "team": "a"}},
+	{"the key, then a merge", "metadata:\n  name: NAME\n  labels: &common {tier: old, team: a}\n  annotations: {tier: new, <<: *common}\n",
+		map[string]string{"tier": "old", "team": "a"}},
+	{"a list of merges", "data: &b {x: '3', v: '2'}\nmetadata:\n  name: NAME\n  labels: &a {x: '1'}\n  annotations:\n    <<: [*a, *b]\n    z: '4'\n",
+		map[string]string{"x": "1", "v": "2", "z": "4"}},
+	{"a merge of a merge", "metadata:\n  name: NAME\n  labels: &a {x: '1', w: '0'}\n  annotations: &b\n    <<: *a\n    x: '3'\ndata:\n  <<: *b\n  x: '5'\n",
+		map[string]string{"w": "0", "x": "3"}},
+}
+
+// TestApplyYAMLMergeKeys: merge keys that set a key the map sets too are
+// valid YAML, applied as kubectl v1.37 applies them (same annotations,
+// same last-applied record); a key written twice stays refused.
+func TestApplyYAMLMergeKeys(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	kubectl137 := ""
+	if dir, err := testcluster.BinDir(); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, "kubectlcmd", "kubectl")); err == nil {
+			kubectl137 = filepath.Join(dir, "kubectlcmd", "kubectl")
+		}
+	}
+	for i, c := range mergeKeyCases {
+		name := string(rune('a' + i))
+		doc := "apiVersion: v1\nkind: ConfigMap\n" + strings.Replace(c.doc, "NAME", "p-"+name, 1)
+		r := kapplyWithStdin(t, strings.NewReader(doc), "apply", "-f", "-", "-n", ns)
+		if r.code != 0 {
+			t.Errorf("%s: exit %d\n%s", c.name, r.code, r.stderr)
+			continue
+		}
+		ours := liveObject(t, configMaps, ns, "p-"+name)
+		annotations := ours.GetAnnotations()
+		record := annotations[lastapplied.Annotation]
+		delete(annotations, lastapplied.Annotation)
+		if !equalJSON(annotations, c.want) {
+			t.Errorf("%s: annotations %v, want %v", c.name, annotations, c.want)
+		}
+		if kubectl137 == "" {
+			continue
+		}
+		cmd := exec.Command(kubectl137, "apply", "-f", "-", "-n", ns, "--kubeconfig", cluster.Kubeconfig)
+		cmd.Stdin = strings.NewReader(strings.Replace(doc, "p-"+name, "k-"+name, 1))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: kubectl v1.37: %v\n%s", c.name, err, out)
+		}
+		theirs := liveObject(t, configMaps, ns, "k-"+name).GetAnnotations()
+		if want := strings.Replace(theirs[lastapplied.Annotation], `"k-`+name+`"`, `"p-`+name+`"`, 1); record != want {
+			t.Errorf("%s: last-applied record\n%s\nkubectl v1.37's\n%s", c.name, record, want)
+		}
+		delete(theirs, lastapplied.Annotation)
+		if !equalJSON(annotations, theirs) {
+			t.Errorf("%s: annotations %v, kubectl v1.37's %v", c.name, annotations, theirs)
+		}
+	}
+	if kubectl137 == "" {
+		t.Log("no kubectl v1.37 in the binaries: compared with yaml.v2's answers only")
+	}
+	doc := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: twice\n  labels: &l {a: b}\n  annotations:\n    <<: *l\n    k: '1'\n    k: '2'\n"
+	r := kapplyWithStdin(t, strings.NewReader(doc), "apply", "-f", "-", "-n", ns)
+	if want := `error parsing STDIN: document 1: line 9: key "k" already set in map`; r.code != exitFailed || !strings.Contains(r.stderr, want) {
+		t.Errorf("a key written twice beside a merge: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	if configMapExists(t, ns, "twice") {
+		t.Error("the document with a key written twice was applied")
 	}
 }

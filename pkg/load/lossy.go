@@ -139,13 +139,40 @@ func lossError(doc []byte) error {
 	if !strings.Contains(err.Error(), "already set in map") {
 		return nil
 	}
-	var lines []string
+	// The strict parse also refuses a key a merge key (<<) brings that the
+	// map, or another map merged, sets too: valid YAML, of which the builder
+	// keeps one value, yaml.v2's (by the keys' order), as kubectl does.
+	// Only a key written twice in one map is refused then.
+	twice := map[string]bool{}
+	if bytes.Contains(doc, []byte("<<")) {
+		written, ok := keysWrittenTwice(doc)
+		if ok && len(written) == 0 {
+			return collidingKeys(doc)
+		}
+		twice = written
+	}
+	var lines, named []string
 	for _, line := range strings.Split(err.Error(), "\n") {
-		if line = strings.TrimSpace(line); strings.Contains(line, "already set in map") {
+		line = strings.TrimSpace(line)
+		if key, isDuplicate := duplicateKeyOf(line); isDuplicate {
 			lines = append(lines, line)
+			if twice[key] {
+				named = append(named, line)
+			}
 		}
 	}
+	if len(named) > 0 {
+		lines = named // the lines of the keys written twice, not those merged
+	}
 	return fmt.Errorf("%s: %w", strings.Join(lines, "; "), ErrDuplicateKey)
+}
+
+// duplicateKeyOf reads yaml.v2's strict error line "line N: key K already
+// set in map": K, formatted %#v, and true.
+func duplicateKeyOf(line string) (string, bool) {
+	_, rest, found := strings.Cut(line, ": key ")
+	key, isDuplicate := strings.CutSuffix(rest, " already set in map")
+	return key, found && isDuplicate
 }
 
 // collidingKeys finds two keys of one map of doc that differ in YAML and

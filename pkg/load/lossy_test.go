@@ -2,8 +2,11 @@ package load
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	yamlv2 "go.yaml.in/yaml/v2"
 )
 
 // lossErrorCases are documents the builder would change without a word,
@@ -30,6 +33,18 @@ var lossErrorCases = []struct {
 	{"YAML floats colliding as float32", "spec:\n  - {3.5e38: a, 1e39: b}\n", ErrDuplicateKey, `all become ".inf"`},
 	{"YAML keys colliding deep in a list", "a:\n- b:\n  - {0x10: x, \"16\": y}\n", ErrDuplicateKey, `keys "16", 16 of one map all become "16"`},
 	{"YAML number and string keys apart", "data: {1: a, \"2\": b, true: c, \"yes\": d}\n", nil, ""},
+	// Merge keys: valid YAML whatever the merged maps set (the strict parse
+	// refuses a key set by a merge and by the map); a key written twice in
+	// one map is refused still, the merged ones not named.
+	{"merge, then the key", "c: &c {tier: old, app: a}\nm:\n  <<: *c\n  tier: new\n", nil, ""},
+	{"the key, then a merge", "c: &c {tier: old}\nm: {tier: new, <<: *c}\n", nil, ""},
+	{"merge of two maps setting one key", "a: &a {x: 1}\nb: &b {x: 2}\nm:\n  <<: [*a, *b]\n  x: 3\n", nil, ""},
+	{"two merge keys", "a: &a {x: 1}\nm: {<<: *a, <<: {x: 2}, x: 3}\n", nil, ""},
+	{"merge of a merged map", "a: &a {x: 1}\nb: &b\n  <<: *a\n  x: 2\nm:\n  <<: *b\n  x: 3\n", nil, ""},
+	{"merge and a key written twice", "c: &c {t: 1}\nm:\n  <<: *c\n  t: 2\nn:\n  u: 1\n  u: 2\n", ErrDuplicateKey, `line 7: key "u" already set in map: a key`},
+	{"merge of a map with a key written twice", "a: &a {x: 1, x: 2}\nm:\n  <<: *a\n", ErrDuplicateKey, `line 1: key "x" already set in map`},
+	{"merge and the key written twice", "x: &x {k: 1}\ny:\n  <<: *x\n  k: 2\n  k: 3\n", ErrDuplicateKey, `key "k" already set in map`},
+	{"quoted << written twice", "m: {'<<': 1, \"<<\": 2}\n", ErrDuplicateKey, `key "<<" already set in map`},
 }
 
 // TestLossError: the documents the builder would change without a word —
@@ -45,5 +60,26 @@ func TestLossError(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), c.line) {
 			t.Errorf("%s: %v, want it to say %s", c.name, err, c.line)
 		}
+	}
+}
+
+// TestKeysWrittenTwiceLeavesOutMerges pins the yaml.v2 behaviour
+// keysWrittenTwice stands on: a map decoded into a MapSlice holds the keys
+// it writes, not those its merge keys bring.
+func TestKeysWrittenTwiceLeavesOutMerges(t *testing.T) {
+	var m yamlv2.MapSlice
+	if err := yamlv2.Unmarshal([]byte("a: &a {x: 1}\nm: {<<: [*a, {y: 2}], z: 3}\n"), &m); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(m); got != "[{a [{x 1}]} {m [{z 3}]}]" {
+		t.Errorf("yaml.v2 decodes %s into a MapSlice, want the merged keys left out", got)
+	}
+	twice, ok := keysWrittenTwice([]byte("a: &a {x: 1}\nm: {x: 2, <<: *a, p: 1, p: 2}\n"))
+	if !ok || len(twice) != 1 || !twice[`"p"`] {
+		t.Errorf("keys written twice: %v %v, want p alone", twice, ok)
+	}
+	err := lossError([]byte("c: &c {t: 1}\nm:\n  <<: *c\n  t: 2\nn:\n  u: 1\n  u: 2\n"))
+	if !errors.Is(err, ErrDuplicateKey) || strings.Contains(err.Error(), `key "t"`) {
+		t.Errorf("%v, want u written twice, and not t (merged, then set)", err)
 	}
 }

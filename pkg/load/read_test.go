@@ -25,6 +25,7 @@ var streamContents = []string{
 	"\xef\xbb\xbf" + cm + "metadata: {name: bom}\n",
 	"\xff\xfe" + string(utf16LE(cm+"metadata: {name: sixteen}\n")),
 	cm + "metadata: {name: [broken\n",
+	cm + "metadata:\n  name: m\n  labels: &c {tier: old}\n  annotations: {tier: new, <<: *c}\n",
 	"",
 }
 

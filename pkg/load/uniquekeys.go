@@ -2,7 +2,11 @@ package load
 
 import (
 	"bytes"
+	"fmt"
+	"reflect"
 	"strings"
+
+	yamlv2 "go.yaml.in/yaml/v2"
 )
 
 // plainUniqueKeys tells, cheaply, that doc is block YAML of the common
@@ -207,4 +211,45 @@ func closedQuote(v []byte, quote byte) bool {
 		}
 	}
 	return false
+}
+
+// keysWrittenTwice returns the keys doc writes twice in one map, as
+// yaml.v2 reads them and formatted %#v (as its strict errors name them),
+// leaving out what merge keys (<<) bring: yaml.v2 decodes a map into a
+// MapSlice with the keys the map writes and no other (mappingSlice sets
+// the slice it built over what its merges set), strict or not. false when
+// yaml.v2 does not read doc as a map.
+func keysWrittenTwice(doc []byte) (map[string]bool, bool) {
+	var m yamlv2.MapSlice
+	if yamlv2.Unmarshal(doc, &m) != nil {
+		return nil, false
+	}
+	twice := map[string]bool{}
+	writtenTwice(m, twice, 0)
+	return twice, true
+}
+
+func writtenTwice(v any, twice map[string]bool, depth int) {
+	if depth > maxDepth {
+		return // the load refuses it
+	}
+	switch v := v.(type) {
+	case yamlv2.MapSlice:
+		seen := make(map[any]bool, len(v))
+		for _, item := range v {
+			// A key that is a map or a list cannot be one of a map
+			// (the load refuses it).
+			if t := reflect.TypeOf(item.Key); t == nil || t.Comparable() {
+				if seen[item.Key] {
+					twice[fmt.Sprintf("%#v", item.Key)] = true
+				}
+				seen[item.Key] = true
+			}
+			writtenTwice(item.Value, twice, depth+1)
+		}
+	case []any:
+		for _, e := range v {
+			writtenTwice(e, twice, depth+1)
+		}
+	}
 }
