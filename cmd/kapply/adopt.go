@@ -61,7 +61,7 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 	if len(opts.files.filenames) == 0 {
 		return withCode(exitError, errors.New("must specify -f"))
 	}
-	targets, err := known(load.ReadFiles(getter, opts.files.options()))
+	targets, err := known(load.ReadFiles(ctx, getter, opts.files.options(streams.In)))
 	if err != nil {
 		return readFailed(err)
 	}

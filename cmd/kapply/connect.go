@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/load"
@@ -17,15 +16,11 @@ import (
 // loadAndConnect reads the files first — a bad file is reported before any
 // request — then builds the library's Applier from the kubeconfig flags,
 // with kubectl's disk-cached discovery for the REST mapping and schemas.
-// "-" reads stdin; --request-timeout bounds the read of each URL. A load
-// that ctx cut short (a signal) fails as a whole, naming what it did not
-// read.
+// "-" reads stdin; --request-timeout bounds the read of each URL (the
+// loader takes it from getter). A load that ctx cut short (a signal) fails
+// as a whole, naming what it did not read.
 func loadAndConnect(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, files load.Files, selector string, mergeKeys []schema.Override) (*apply.Applier, apply.Input, error) {
-	timeout, err := clientcmd.ParseTimeout(*getter.Timeout)
-	if err != nil {
-		return nil, apply.Input{}, err
-	}
-	files.Stdin, files.RequestTimeout = stdin, timeout
+	files.Stdin = stdin
 	objects, errs := load.LoadContext(ctx, getter, files, selector)
 	if ctx.Err() != nil && len(errs) > 0 {
 		return nil, apply.Input{}, errors.Join(errs...)

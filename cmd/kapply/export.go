@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -42,7 +43,7 @@ kapply adopt records the file, and kapply apply manages the object.`,
   kapply adopt -f web.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExport(getter, streams, args, opts)
+			return runExport(cmd.Context(), getter, streams, args, opts)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "yaml", `"yaml" or "json"`)
@@ -50,7 +51,7 @@ kapply adopt records the file, and kapply apply manages the object.`,
 	return cmd
 }
 
-func runExport(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts exportOptions) error {
+func runExport(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts exportOptions) error {
 	var printer printers.ResourcePrinter
 	switch opts.output {
 	case "yaml":
@@ -60,7 +61,7 @@ func runExport(getter *genericclioptions.ConfigFlags, streams genericiooptions.I
 	default:
 		return withCode(exitError, fmt.Errorf(`--output must be "yaml" or "json", not %q`, opts.output))
 	}
-	targets, err := known(load.ReadLive(getter, args, load.Files{}))
+	targets, err := known(load.ReadLive(ctx, getter, args, load.Files{}))
 	if err != nil {
 		return readFailed(err)
 	}

@@ -231,6 +231,46 @@ func TestApplyEndlessDeviceMemory(t *testing.T) {
 	}
 }
 
+// TestOwnershipCommandsReadInputOnce: the commands that read files to name
+// live objects (last-applied, status, adopt, release) read a FIFO once and
+// stdin from the command's input, and refuse an input over the size
+// limit, naming it.
+func TestOwnershipCommandsReadInputOnce(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	doc := strings.Replace(inputConfigMap, "NAME", "owned", 1)
+	r := kapplyWithStdin(t, strings.NewReader(doc), "apply", "-f", "-", "-n", ns)
+	if r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	fifo := filepath.Join(t.TempDir(), "cm.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = os.WriteFile(fifo, []byte(doc), 0) }()
+	r = runWithin(t, 30*time.Second, func() result { return kapply(t, "last-applied", "view", "-f", fifo, "-n", ns, "-o", "json") })
+	if r.code != 0 || !strings.Contains(r.stdout, `"name": "owned"`) {
+		t.Errorf("last-applied view -f FIFO: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = kapplyWithStdin(t, strings.NewReader(doc), "status", "-f", "-", "-n", ns)
+	if r.code != 0 || !strings.Contains(r.stdout, "owned") {
+		t.Errorf("status -f -: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	sparse := filepath.Join(t.TempDir(), "sparse.yaml")
+	if err := os.WriteFile(sparse, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(sparse, 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range [][]string{{"status"}, {"adopt"}, {"release", "--field", "data.k"}, {"last-applied", "view"}} {
+		r := kapply(t, append(command, "-f", sparse, "-n", ns)...)
+		if want := "error reading " + sparse + ": larger than 256 MiB"; r.code == 0 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%v -f SPARSE: exit %d, stderr %q; want %q", command, r.code, r.stderr, want)
+		}
+	}
+}
+
 // mergeKeyCases are documents whose annotations use YAML merge keys, and
 // the annotations yaml.v2, and so kubectl, makes of them: a key merged and
 // set is set by the later of the two; of two merged maps, the first wins.

@@ -53,8 +53,9 @@ func (f *fileFlags) add(cmd *cobra.Command, usage string) {
 	cmd.Flags().BoolVarP(&f.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 }
 
-func (f fileFlags) options() load.Files {
-	return load.Files{Filenames: f.filenames, Recursive: f.recursive}
+// options are the files to read, "-" from stdin.
+func (f fileFlags) options(stdin io.Reader) load.Files {
+	return load.Files{Filenames: f.filenames, Recursive: f.recursive, Stdin: stdin}
 }
 
 // lastAppliedViewOptions are the flags of `kapply last-applied view`.
@@ -71,7 +72,7 @@ func newLastAppliedViewCommand(getter *genericclioptions.ConfigFlags, streams ge
 		Example: `  kapply last-applied view deployment/web
   kapply last-applied view -f web.yaml -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLastAppliedView(getter, streams, args, opts)
+			return runLastAppliedView(cmd.Context(), getter, streams, args, opts)
 		},
 	}
 	opts.files.add(cmd, "file naming the objects to view")
@@ -79,8 +80,8 @@ func newLastAppliedViewCommand(getter *genericclioptions.ConfigFlags, streams ge
 	return cmd
 }
 
-func runLastAppliedView(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts lastAppliedViewOptions) error {
-	targets, err := known(load.ReadLive(getter, args, opts.files.options()))
+func runLastAppliedView(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts lastAppliedViewOptions) error {
+	targets, err := known(load.ReadLive(ctx, getter, args, opts.files.options(streams.In)))
 	if err != nil {
 		return readFailed(err)
 	}
@@ -131,7 +132,7 @@ func runLastAppliedSet(ctx context.Context, getter *genericclioptions.ConfigFlag
 	if len(opts.files.filenames) == 0 {
 		return withCode(exitError, errors.New("must specify -f"))
 	}
-	targets, err := known(load.ReadFiles(getter, opts.files.options()))
+	targets, err := known(load.ReadFiles(ctx, getter, opts.files.options(streams.In)))
 	if err != nil {
 		return readFailed(err)
 	}
@@ -168,7 +169,7 @@ func newLastAppliedEditCommand(getter *genericclioptions.ConfigFlags, streams ge
 }
 
 func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts lastAppliedEditOptions) error {
-	targets, err := known(load.ReadLive(getter, args, opts.files.options()))
+	targets, err := known(load.ReadLive(ctx, getter, args, opts.files.options(streams.In)))
 	if err != nil {
 		return readFailed(err)
 	}

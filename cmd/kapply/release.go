@@ -62,7 +62,7 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	targets, err := known(load.ReadFiles(getter, opts.files.options()))
+	targets, err := known(load.ReadFiles(ctx, getter, opts.files.options(streams.In)))
 	if err != nil {
 		return readFailed(err)
 	}

@@ -65,7 +65,7 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	if len(opts.files.filenames) == 0 {
 		return withCode(exitError, errors.New("must specify -f"))
 	}
-	targets, err := known(load.ReadFiles(getter, opts.files.options()))
+	targets, err := known(load.ReadFiles(ctx, getter, opts.files.options(streams.In)))
 	if err != nil {
 		// Exit 1 is drift: a refused server is kubectl's sentence, exit 2.
 		unreachable, _ := asUnreachable(err)

@@ -21,7 +21,8 @@ type Files struct {
 	// Stdin is what "-" reads; the process's standard input when nil.
 	Stdin io.Reader
 	// RequestTimeout bounds the read of each URL, all its attempts
-	// included (kubectl's --request-timeout); 0 leaves it to the context.
+	// included; when 0, the getter's (kubectl's --request-timeout), if
+	// any.
 	RequestTimeout time.Duration
 }
 

@@ -22,7 +22,7 @@ func readInfos(ctx context.Context, getter genericclioptions.RESTClientGetter, f
 		infos, errs = build(getter, files, selector)
 		return infos, errs, nil
 	}
-	return readLocal(ctx, getter, files, inputs, selector)
+	return readLocal(ctx, getter, withRequestTimeout(getter, files), inputs, selector)
 }
 
 // build runs the resource builder once on files.
@@ -36,17 +36,32 @@ func build(getter genericclioptions.RESTClientGetter, files Files, selector stri
 	})
 }
 
-// buildRead runs the resource builder on the bytes read from f's input, as
-// it reads the input itself: a file or stdin decoded by its byte order mark
-// (FileVisitor), a URL's body as it comes (URLVisitor).
+// buildRead runs the resource builder on the bytes read from f's input.
 func buildRead(getter genericclioptions.RESTClientGetter, f *localFile, selector string) ([]*resource.Info, []error) {
-	var r io.Reader = bytes.NewReader(f.data)
-	if f.kind != urlInput {
-		r = transform.NewReader(r, unicode.BOMOverride(unicode.UTF8.NewDecoder()))
-	}
 	return runBuilder(getter, selector, func(b *resource.Builder) *resource.Builder {
-		return b.Stream(r, f.source)
+		return b.Stream(readerOf(f.input, f.data), f.source)
 	})
+}
+
+// readerOf gives data, read from in, as the builder reads in itself: a
+// file or stdin decoded by its byte order mark (FileVisitor), a URL's body
+// as it comes (URLVisitor).
+func readerOf(in input, data []byte) io.Reader {
+	if in.kind == urlInput {
+		return bytes.NewReader(data)
+	}
+	return transform.NewReader(bytes.NewReader(data), unicode.BOMOverride(unicode.UTF8.NewDecoder()))
+}
+
+// withRequestTimeout sets files' RequestTimeout, when not set, to that of
+// getter's configuration (kubectl's --request-timeout); none without one.
+func withRequestTimeout(getter genericclioptions.RESTClientGetter, files Files) Files {
+	if files.RequestTimeout == 0 {
+		if cfg, err := getter.ToRESTConfig(); err == nil {
+			files.RequestTimeout = cfg.Timeout
+		}
+	}
+	return files
 }
 
 // runBuilder runs the resource builder once, without a server, on the
