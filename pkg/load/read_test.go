@@ -165,3 +165,46 @@ func (r iotestOneByteAtTheEnd) Read(p []byte) (int, error) {
 type endless struct{}
 
 func (endless) Read(p []byte) (int, error) { return len(p), nil }
+
+// TestListInputsAsBuilder: what listInputs lists, and where it leaves the
+// builder to fail, match the builder's FilenameParam: globs, directories
+// without manifests before and after others, stdin among files or twice,
+// missing paths, bad patterns and URLs.
+func TestListInputsAsBuilder(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string][]byte{
+		"a.yaml":       []byte(cm + "metadata: {name: a}\n"),
+		"b.yml":        []byte(cm + "metadata: {name: b}\n"),
+		"c.txt":        []byte(cm + "metadata: {name: c}\n"),
+		"none/notes":   []byte("not a manifest"),
+		"sub/d.json":   []byte(`{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "d"}}`),
+		"sub/e/f.yaml": []byte(cm + "metadata: {name: f}\n"),
+	})
+	at := func(name string) string { return filepath.Join(dir, name) }
+	stdin := cm + "metadata: {name: s}\n"
+	for _, c := range []struct {
+		names     []string
+		recursive bool
+	}{
+		{names: []string{at("*.y*ml")}},
+		{names: []string{at("s*"), at("c.txt")}, recursive: true},
+		{names: []string{at("none"), at("a.yaml")}},
+		{names: []string{at("a.yaml"), at("none")}},
+		{names: []string{"-", at("none")}},
+		{names: []string{at("a.yaml"), "-", at("sub")}},
+		{names: []string{"-", "-"}},
+		{names: []string{at("a.yaml"), at("missing.yaml")}},
+		{names: []string{at("missing*.yaml")}},
+		{names: []string{at("[")}},
+		{names: []string{at("a.yaml"), "http://%zz/x.yaml"}},
+	} {
+		files := Files{Filenames: c.names, Recursive: c.recursive, Stdin: strings.NewReader(stdin)}
+		infos, errs, _ := readInfos(context.Background(), testGetter, files, "")
+		wantInfos, wantErrs := withProcessStdin(t, stdin, func() ([]*resource.Info, []error) { return build(testGetter, files, "") })
+		if len(infos)+len(errs) == 0 {
+			t.Errorf("%v: nothing read, no error: the case tests nothing", c.names)
+		}
+		compareInfos(t, infos, wantInfos)
+		compareErrors(t, strings.Join(c.names, " "), errs, wantErrs)
+	}
+}
