@@ -88,13 +88,24 @@ func runLastAppliedView(ctx context.Context, getter *genericclioptions.ConfigFla
 	for _, t := range targets {
 		out, err := lastapplied.View(t.Obj, opts.output)
 		if err != nil {
-			return withCode(exitError, err)
+			return withCode(exitError, viewError(t, err))
 		}
 		if err := writeAll(streams.Out, out); err != nil {
 			return withCode(exitError, err)
 		}
 	}
 	return nil
+}
+
+// viewError is err, view's failure on t, naming t and its file (a record
+// that cannot be read names neither), as one error: printError would print
+// each error of a "%w: %w" on its own line. kubectl's sentence for an
+// object without a record, which names it, stays as kubectl prints it.
+func viewError(t *load.Object, err error) error {
+	if errors.Is(err, lastapplied.ErrNoRecord) {
+		return err
+	}
+	return load.ErrorOf(t, err)
 }
 
 // lastAppliedSetOptions are the flags of `kapply last-applied set`.

@@ -171,8 +171,9 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, keep d
 
 // pruneBySelector is kubectl's older prune (--prune -l SELECTOR): objects
 // matching the selector, of the allowlisted kinds, in the namespaces the run
-// applied to, that carry a last-applied record and that the files no longer
-// declare.
+// applied to, that carry a last-applied record — kubectl's, or the compact
+// one kapply writes in its place past the annotation limit — and that the
+// files no longer declare.
 func (r *runner) pruneBySelector(ctx context.Context, objects []*load.Object, keep declared) []Event {
 	mappings, allowed, err := r.pruneAllowlist()
 	if err != nil {
@@ -192,7 +193,7 @@ func (r *runner) pruneBySelector(ctx context.Context, objects []*load.Object, ke
 			events = append(events, pruneFailed(err))
 		}
 		for _, c := range more {
-			if _, ok := c.live.GetAnnotations()[lastapplied.Annotation]; ok {
+			if lastapplied.HasRecord(c.live) {
 				found = append(found, c)
 			}
 		}

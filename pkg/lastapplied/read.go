@@ -1,6 +1,7 @@
 package lastapplied
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,7 +20,7 @@ import (
 func Read(live *unstructured.Unstructured) (map[string]any, error) {
 	annotations := live.GetAnnotations()
 	if raw, ok := annotations[Annotation]; ok {
-		return readKubectlRecord(raw)
+		return readKubectlRecord(raw, live)
 	}
 	if raw, ok := annotations[CompactAnnotation]; ok {
 		return readCompact(raw, live)
@@ -27,9 +28,9 @@ func Read(live *unstructured.Unstructured) (map[string]any, error) {
 	return nil, nil
 }
 
-// readKubectlRecord decodes kubectl's record as kubectl apply does
+// readKubectlRecord decodes kubectl's record of live as kubectl apply does
 // (strategicpatch.CreateThreeWayMergePatch): empty is no record.
-func readKubectlRecord(raw string) (map[string]any, error) {
+func readKubectlRecord(raw string, live *unstructured.Unstructured) (map[string]any, error) {
 	if raw == "" {
 		return nil, nil
 	}
@@ -38,9 +39,24 @@ func readKubectlRecord(raw string) (map[string]any, error) {
 	// may carry a record.
 	record, err := jsonmap.Object([]byte(raw))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return nil, decodeError(ErrMalformed, err, live)
 	}
 	return record, nil
+}
+
+// decodeError is the decoder's refusal err of live's record, wrapped in
+// kind. The decoder's text may quote the record — a number out of range
+// whole, a character of a string — so for a Secret, whose record may hold
+// its values, only where decoding stopped is told.
+func decodeError(kind, err error, live *unstructured.Unstructured) error {
+	if !IsSecret(live.Object) {
+		return fmt.Errorf("%w: %w", kind, err)
+	}
+	var at *jsonmap.Error
+	if errors.As(err, &at) {
+		return fmt.Errorf("%w: the JSON is invalid at offset %d (not quoted: a Secret's record may hold its values)", kind, at.Offset)
+	}
+	return fmt.Errorf("%w: the JSON is invalid (not quoted: a Secret's record may hold its values)", kind)
 }
 
 // readCompact decodes raw, the compact record of live, within live's bound.
@@ -49,7 +65,7 @@ func readCompact(raw string, live *unstructured.Unstructured) (record map[string
 		var err error
 		switch record, err = jsonmap.Object(data); {
 		case err != nil:
-			return fmt.Errorf("%w: %w", ErrCompactCorrupt, err)
+			return decodeError(ErrCompactCorrupt, err, live)
 		case record == nil:
 			return fmt.Errorf("%w: it is null", ErrCompactCorrupt)
 		}

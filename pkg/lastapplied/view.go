@@ -3,6 +3,7 @@ package lastapplied
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -93,8 +94,11 @@ func SetRecord(obj, live *unstructured.Unstructured) ([]byte, error) {
 func Set(live *unstructured.Unstructured, record []byte, createMissing bool) ([]byte, error) {
 	current, err := rawRecord(live)
 	switch {
-	case err != nil && !createMissing:
+	case errors.Is(err, ErrNoRecord) && !createMissing:
 		return nil, fmt.Errorf("%w, to create the annotation, run the command with --create-annotation", err)
+	case err != nil && !createMissing:
+		// A record that cannot be read is still there: not a missing one.
+		return nil, err
 	case err == nil && bytes.Equal(current, record):
 		return nil, nil
 	}
