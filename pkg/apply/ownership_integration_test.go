@@ -135,6 +135,17 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	if got := toJSON(recordOf()["data"]); got != `{"mode":"fast"}` {
 		t.Errorf("record after edit: data %s", got)
 	}
+
+	// An object the Applier applied is in step: nothing changed, nothing
+	// owned by another manager.
+	applied := load.FromUnstructured([]*unstructured.Unstructured{configMap("applied", map[string]any{"k": "v"})})
+	if events, err := applier.Apply(ctx, apply.Input{Objects: applied}, apply.Options{Namespace: ns}); err != nil || events[0].Err != nil {
+		t.Fatalf("apply: %v %+v", err, events)
+	}
+	statuses, err := applier.Status(ctx, applied, apply.StatusOptions{Namespace: ns})
+	if err != nil || statuses[0].State != apply.StateApplied || len(statuses[0].Changed)+len(statuses[0].Foreign) != 0 {
+		t.Errorf("status of an applied object: %v %+v; want in step", err, statuses)
+	}
 }
 
 // TestOwnershipOperationsPlanBeforeWriting: an object that is not on the
