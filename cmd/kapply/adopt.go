@@ -65,50 +65,50 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 	if err != nil {
 		return readFailed(err)
 	}
-	resolver, err := newSchemaResolver(getter)
+	applier, err := newApplier(getter, nil)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	adoptions, err := apply.PlanAdoptions(ctx, targets, resolver)
+	adoptions, err := applier.Adopt(ctx, targets, apply.AdoptOptions{RecordWrite: apply.RecordWrite{DryRun: dryRun, FieldManager: opts.fieldManager}})
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	// A failed write does not stop the others: each is reported, and the
 	// exit code says some failed.
+	warnings := newCommandWarnings(streams.ErrOut)
 	failed := 0
 	for _, a := range adoptions {
-		if err := reportAdoption(ctx, streams, a, recordWrite{dryRun, opts.fieldManager}); err != nil {
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
+		warnings.print(a.Warnings)
+		if a.Err != nil {
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", a.Err)
 			failed++
+			continue
 		}
+		reportAdoption(streams, a, dryRun)
 	}
 	return someFailed(failed, len(adoptions), "could not be adopted")
 }
 
-// reportAdoption sends one adoption's patch and prints what the next apply
-// changes, Secret values masked.
-func reportAdoption(ctx context.Context, streams genericiooptions.IOStreams, a apply.Adoption, w recordWrite) error {
+// reportAdoption prints an adoption and what the next apply changes,
+// Secret values masked.
+func reportAdoption(streams genericiooptions.IOStreams, a apply.Adoption, dryRun apply.DryRun) {
 	if a.Skip != nil {
-		fmt.Fprintf(streams.ErrOut, "%s skipped: %v (kapply last-applied set replaces it)\n", a.Target.Name(), a.Skip)
-		return nil
+		fmt.Fprintf(streams.ErrOut, "%s skipped: %v (kapply last-applied set replaces it)\n", a.Object.Name(), a.Skip)
+		return
 	}
-	if err := a.Send(ctx, w.dryRun, w.fieldManager); err != nil {
-		return err
-	}
-	fmt.Fprintf(streams.Out, "%s adopted%s\n", a.Target.Name(), dryRunSuffix(w.dryRun))
+	fmt.Fprintf(streams.Out, "%s adopted%s\n", a.Object.Name(), dryRunSuffix(dryRun))
 	if len(a.Changes) == 0 {
 		fmt.Fprintln(streams.Out, "  the next apply changes nothing")
-		return nil
+		return
 	}
 	fmt.Fprintln(streams.Out, "  the next apply changes:")
 	for _, c := range a.Changes {
 		old, new := showValue(c.Old), showValue(c.New)
-		if len(c.Path) > 0 && diff.IsSecretValue(a.Target.Obj.Object, c.Path[0].Field) {
+		if len(c.Path) > 0 && diff.IsSecretValue(a.Object.Obj.Object, c.Path[0].Field) {
 			old, new = diff.MaskChange(c.Old, c.New)
 		}
 		fmt.Fprintf(streams.Out, "    %s: %s -> %s (%s)\n", c.Path, old, new, c.Reason)
 	}
-	return nil
 }
 
 // showValue prints a value compactly, as JSON; absent is "(none)".

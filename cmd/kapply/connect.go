@@ -50,13 +50,3 @@ func newApplier(getter genericclioptions.RESTClientGetter, mergeKeys []schema.Ov
 	}
 	return apply.NewApplier(clients), nil
 }
-
-// newSchemaResolver is the resolver a run uses, for the commands that plan
-// merges outside one (adopt, status).
-func newSchemaResolver(getter genericclioptions.RESTClientGetter) (*schema.Resolver, error) {
-	dc, err := getter.ToDiscoveryClient()
-	if err != nil {
-		return nil, fmt.Errorf("creating discovery client: %w", err)
-	}
-	return apply.NewSchemaResolver(dc, nil)
-}

@@ -147,15 +147,16 @@ func runLastAppliedSet(ctx context.Context, getter *genericclioptions.ConfigFlag
 	if err != nil {
 		return readFailed(err)
 	}
-	pending := make([]apply.RecordPatch, 0, len(targets))
-	for _, t := range targets {
-		p, err := apply.PlanSet(ctx, t, opts.createAnnotation)
-		if err != nil {
-			return withCode(exitError, err)
-		}
-		pending = append(pending, p)
+	applier, err := newApplier(getter, nil)
+	if err != nil {
+		return withCode(exitError, err)
 	}
-	return sendPatches(ctx, streams, pending, recordWrite{dryRun, opts.fieldManager}, "configured")
+	results, err := applier.SetLastApplied(ctx, targets, apply.SetLastAppliedOptions{CreateMissing: opts.createAnnotation,
+		RecordWrite: apply.RecordWrite{DryRun: dryRun, FieldManager: opts.fieldManager}})
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	return printRecordResults(streams, results, dryRun, "configured")
 }
 
 // lastAppliedEditOptions are the flags of `kapply last-applied edit`.
@@ -184,34 +185,20 @@ func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFla
 	if err != nil {
 		return readFailed(err)
 	}
+	applier, err := newApplier(getter, nil)
+	if err != nil {
+		return withCode(exitError, err)
+	}
 	// Each object is edited and written in turn, so one that fails (a bad
 	// edit, a rejected write) does not stop the others: earlier ones are
 	// written already.
+	edit := func(record []byte) ([]byte, error) { return editInEditor(ctx, streams, record) }
 	failed := 0
 	for _, t := range targets {
-		p, err := planEdit(ctx, streams, t)
-		if err != nil {
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(err, secretsOf(t.Obj)...))
-			failed++
-			continue
-		}
-		failed += sendEach(ctx, streams, []apply.RecordPatch{p}, recordWrite{apply.NoDryRun, opts.fieldManager}, "edited")
+		res := applier.EditLastApplied(ctx, t, edit, apply.EditLastAppliedOptions{FieldManager: opts.fieldManager})
+		failed += printEach(streams, []apply.RecordResult{res}, apply.NoDryRun, "edited")
 	}
 	return someFailed(failed, len(targets), "could not be written")
-}
-
-// planEdit opens the record in the editor and returns the patch that
-// records what was saved.
-func planEdit(ctx context.Context, streams genericiooptions.IOStreams, t *load.Object) (apply.RecordPatch, error) {
-	before, err := lastapplied.View(t.Obj, "yaml")
-	if err != nil {
-		return apply.RecordPatch{}, load.ErrorOf(t, err)
-	}
-	after, err := editInEditor(ctx, streams, before)
-	if err != nil {
-		return apply.RecordPatch{}, load.ErrorOf(t, err)
-	}
-	return apply.PlanEdit(t, before, after)
 }
 
 // editInEditor writes content to a temporary file, runs $KUBE_EDITOR (or
@@ -248,18 +235,10 @@ func editorCommand() string {
 	return "vi"
 }
 
-// sendPatches sends every pending patch (none in a client dry run) and
-// prints a kubectl-style line per object, or its error. A failed write does
-// not stop the others; any makes the exit code 1.
-func sendPatches(ctx context.Context, streams genericiooptions.IOStreams, pending []apply.RecordPatch, w recordWrite, verb string) error {
-	return someFailed(sendEach(ctx, streams, pending, w, verb), len(pending), "could not be written")
-}
-
-// recordWrite says how the record-only commands write: the dry run and
-// the field manager of --field-manager.
-type recordWrite struct {
-	dryRun       apply.DryRun
-	fieldManager string
+// printRecordResults prints a kubectl-style line per object, or its
+// error; any failed write makes the exit code 1.
+func printRecordResults(streams genericiooptions.IOStreams, results []apply.RecordResult, dryRun apply.DryRun, verb string) error {
+	return someFailed(printEach(streams, results, dryRun, verb), len(results), "could not be written")
 }
 
 // addFieldManagerFlag is --field-manager of the commands that write only
@@ -268,21 +247,23 @@ func addFieldManagerFlag(cmd *cobra.Command, fieldManager *string) {
 	cmd.Flags().StringVar(fieldManager, "field-manager", apply.ClientSideFieldManager, "name recorded in managedFields for the record's writes")
 }
 
-// sendEach is sendPatches returning how many writes failed.
-func sendEach(ctx context.Context, streams genericiooptions.IOStreams, pending []apply.RecordPatch, w recordWrite, verb string) int {
-	suffix := dryRunSuffix(w.dryRun)
+// printEach is printRecordResults returning how many writes failed. The
+// server's warnings come first, as kubectl prints them.
+func printEach(streams genericiooptions.IOStreams, results []apply.RecordResult, dryRun apply.DryRun, verb string) int {
+	warnings := newCommandWarnings(streams.ErrOut)
+	suffix := dryRunSuffix(dryRun)
 	failed := 0
-	for _, p := range pending {
-		if p.Unchanged() {
-			fmt.Fprintf(streams.Out, "%s unchanged%s\n", p.Target.Name(), suffix)
-			continue
-		}
-		if err := p.Send(ctx, w.dryRun, w.fieldManager); err != nil {
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(err, secretsOf(p.Target.Obj)...))
+	for _, res := range results {
+		warnings.print(res.Warnings)
+		switch {
+		case res.Err != nil:
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(res.Err, secretsOf(res.Object.Obj)...))
 			failed++
-			continue
+		case res.Unchanged:
+			fmt.Fprintf(streams.Out, "%s unchanged%s\n", res.Object.Name(), suffix)
+		default:
+			fmt.Fprintf(streams.Out, "%s %s%s\n", res.Object.Name(), verb, suffix)
 		}
-		fmt.Fprintf(streams.Out, "%s %s%s\n", p.Target.Name(), verb, suffix)
 	}
 	return failed
 }

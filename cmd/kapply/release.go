@@ -66,16 +66,20 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	if err != nil {
 		return readFailed(err)
 	}
-	pending := make([]apply.RecordPatch, 0, len(targets))
-	for _, t := range targets {
-		r, err := apply.PlanRelease(ctx, t, paths)
-		if err != nil {
-			return withCode(exitError, fmt.Errorf("%w; nothing was changed", err))
-		}
-		warnStillSet(streams, r)
-		pending = append(pending, r.RecordPatch)
+	applier, err := newApplier(getter, nil)
+	if err != nil {
+		return withCode(exitError, err)
 	}
-	return sendPatches(ctx, streams, pending, recordWrite{dryRun, opts.fieldManager}, "released "+joinPaths(paths))
+	releases, err := applier.Release(ctx, targets, apply.ReleaseOptions{Fields: paths, RecordWrite: apply.RecordWrite{DryRun: dryRun, FieldManager: opts.fieldManager}})
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("%w; nothing was changed", err))
+	}
+	results := make([]apply.RecordResult, 0, len(releases))
+	for _, r := range releases {
+		warnStillSet(streams, r)
+		results = append(results, r.RecordResult)
+	}
+	return printRecordResults(streams, results, dryRun, "released "+joinPaths(paths))
 }
 
 func parseFieldPaths(opts releaseOptions) ([]fieldpath.Path, error) {
@@ -99,7 +103,7 @@ func parseFieldPaths(opts releaseOptions) ([]fieldpath.Path, error) {
 // warnStillSet warns of released fields the file still sets.
 func warnStillSet(streams genericiooptions.IOStreams, r apply.Release) {
 	for _, p := range r.StillSet {
-		fmt.Fprintf(streams.ErrOut, "Warning: %s: the file still sets %s, so the next apply takes it back; remove it from the file\n", r.Target.Name(), p)
+		fmt.Fprintf(streams.ErrOut, "Warning: %s: the file still sets %s, so the next apply takes it back; remove it from the file\n", r.Object.Name(), p)
 	}
 }
 

@@ -71,18 +71,18 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 		unreachable, _ := asUnreachable(err)
 		return withCode(exitError, unreachable)
 	}
-	resolver, err := newSchemaResolver(getter)
+	applier, err := newApplier(getter, nil)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	statuses := make([]apply.ObjectStatus, 0, len(targets))
-	for _, t := range targets {
-		s, err := apply.Status(ctx, t, resolver, opts.fieldManager)
-		if err != nil {
-			return withCode(exitError, err)
-		}
-		maskSecretValues(s.Drift, t.Obj.Object)
-		statuses = append(statuses, s)
+	statuses, err := applier.Status(ctx, targets, apply.StatusOptions{FieldManager: opts.fieldManager})
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	warnings := newCommandWarnings(streams.ErrOut)
+	for i, s := range statuses {
+		warnings.print(s.Warnings)
+		maskSecretValues(s.Drift, targets[i].Obj.Object)
 	}
 	if opts.output == "json" {
 		if err := printStatusJSON(streams.Out, statuses); err != nil {

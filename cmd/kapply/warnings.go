@@ -53,6 +53,13 @@ func (c *commandWarnings) HandleWarningHeader(code int, _ string, text string) {
 	fmt.Fprintf(c.w, "Warning: %s\n", secretmask.Text(text, knownSecrets.secrets...))
 }
 
+// print prints warnings the library gathered, as HandleWarningHeader.
+func (c *commandWarnings) print(texts []string) {
+	for _, text := range texts {
+		c.HandleWarningHeader(299, "", text)
+	}
+}
+
 // knowSecrets adds the values of the Secrets among the objects (and of
 // their records) to those no warning prints.
 func knowSecrets(objects []*load.Object) {

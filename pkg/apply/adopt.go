@@ -14,10 +14,10 @@ import (
 	"github.com/kapply/kapply/pkg/schema"
 )
 
-// Adoption is the plan of `kapply adopt` for one object: the patch that
-// records its file as last-applied, and what the next apply then changes.
+// Adoption is one object's `kapply adopt`: its file recorded as
+// last-applied, and what the next apply then changes.
 type Adoption struct {
-	RecordPatch
+	RecordResult
 	// Changes are what kapply apply of the file changes once the record is
 	// in place, without the fields it keeps.
 	Changes []merge.Change
@@ -26,22 +26,20 @@ type Adoption struct {
 	Skip error
 }
 
-// PlanAdoptions plans the adoption of every target before any is written,
-// so bad input changes nothing.
-func PlanAdoptions(ctx context.Context, targets []*load.Object, resolver *schema.Resolver) ([]Adoption, error) {
-	out := make([]Adoption, 0, len(targets))
-	for _, t := range targets {
-		a, err := planAdoption(ctx, t, resolver)
-		if err != nil {
-			return nil, load.ErrorOf(t, err)
-		}
-		out = append(out, a)
-	}
-	return out, nil
+// Adopt records each object as the last-applied configuration of its live
+// object, which has none (objects made by kubectl create), exactly as
+// apply would, and changes nothing else: the patch carries the record and
+// the live resourceVersion, so a concurrent write makes it fail. Objects
+// with a record are skipped. Every adoption is planned before any is
+// written: an object that cannot be (not on the server) is the error, and
+// nothing is written. A write the server refuses is its result's Err.
+func (a *Applier) Adopt(ctx context.Context, objects []*load.Object, opts AdoptOptions) ([]Adoption, error) {
+	return planThenWrite(ctx, a, objects, opts.Namespace, opts.RecordWrite, (*runner).planAdoption,
+		func(a *Adoption) *RecordResult { return &a.RecordResult })
 }
 
-func planAdoption(ctx context.Context, t *load.Object, resolver *schema.Resolver) (Adoption, error) {
-	live, err := getLive(ctx, t)
+func (r *runner) planAdoption(ctx context.Context, t *load.Object) (Adoption, error) {
+	live, err := r.getLive(ctx, t)
 	if errors.Is(err, ErrNotFound) {
 		return Adoption{}, fmt.Errorf("%w: adopt records a file on an existing object; kapply apply creates it", err)
 	}
@@ -50,13 +48,13 @@ func planAdoption(ctx context.Context, t *load.Object, resolver *schema.Resolver
 	}
 	patch, err := ownership.Adopt(t.Obj, live)
 	if errors.Is(err, ownership.ErrHasRecord) {
-		return Adoption{RecordPatch: RecordPatch{Target: t}, Skip: err}, nil
+		return Adoption{Skip: err}, nil
 	}
 	if err != nil {
 		return Adoption{}, err
 	}
-	changes, err := nextApply(t.Obj, live, resolver)
-	return Adoption{RecordPatch: RecordPatch{Target: t, Patch: patch}, Changes: changes}, err
+	changes, err := nextApply(t.Obj, live, r.schemas)
+	return Adoption{RecordResult: RecordResult{patch: patch}, Changes: changes}, err
 }
 
 // nextApply is what kapply apply of file would change once live carries

@@ -156,6 +156,3 @@ func (s *openAPISource) listed() (map[string]openapi.GroupVersionWithContext, er
 	}
 	return s.paths, nil
 }
-
-// noRetry sends a request once, for code outside a run.
-func noRetry(_ context.Context, fn func() error) error { return fn() }

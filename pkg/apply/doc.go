@@ -8,8 +8,9 @@
 // concurrently; then, with Prune, deletes what the input no longer declares
 // (ApplySets or a label selector), and with Wait, watches what it applied
 // until it is ready (kstatus). Delete removes objects, dependents first.
-// The ownership commands read their targets and write their record patches
-// through it too (Plan*, RecordPatch, Status). One bad object never stops
-// the others. It knows no kubeconfig, no files and no flags: pkg/load reads
-// files, cmd/kapply turns flags into Options.
+// The ownership operations are its methods too (Adopt, Release, Status,
+// SetLastApplied, EditLastApplied): they read and write the objects given,
+// built in code or read from files, through the same clients and retries.
+// One bad object never stops the others. It knows no kubeconfig, no files
+// and no flags: pkg/load reads files, cmd/kapply turns flags into Options.
 package apply

@@ -2,110 +2,117 @@ package apply
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/cli-runtime/pkg/resource"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/load"
 )
 
-// RecordPatch is a JSON merge patch of one object's last-applied record,
-// computed before any object of the command is written.
-type RecordPatch struct {
-	Target *load.Object
-	// Patch is nil when the record is already what it would write.
-	Patch []byte
+// RecordResult is one object's write of its last-applied record alone (a
+// JSON merge patch of the annotation), by Adopt, Release, SetLastApplied
+// or EditLastApplied.
+type RecordResult struct {
+	Object *load.Object
+	// Unchanged says the record already was what it would write: nothing
+	// was sent.
+	Unchanged bool
+	// Warnings are the server's warnings about the object's requests, as
+	// the server wrote them (Secret values included: mask before printing).
+	Warnings []string
+	// Err is the write the server refused; the other objects were still
+	// written.
+	Err error
+
+	// patch is the planned JSON merge patch; nil when Unchanged.
+	patch []byte
 }
 
-// Unchanged says whether the patch changes nothing.
-func (p RecordPatch) Unchanged() bool { return p.Patch == nil }
-
-// Send sends the patch under fieldManager (ClientSideFieldManager when
-// empty, as kubectl edit-last-applied): with dryRun=All in a server dry
-// run, not at all in a client dry run.
-func (p RecordPatch) Send(ctx context.Context, dryRun DryRun, fieldManager string) error {
-	if dryRun == ClientDryRun {
-		return nil
-	}
-	// resource.Helper takes no context: honour a cancelled one before
-	// writing, never after a write that succeeded.
-	if err := ctx.Err(); err != nil {
-		return load.ErrorOf(p.Target, err)
-	}
-	helper := resource.NewHelper(p.Target.Info.Client, p.Target.Info.Mapping).
-		WithFieldManager(cmp.Or(fieldManager, ClientSideFieldManager)).
-		DryRun(dryRun == ServerDryRun)
-	info := p.Target.Info
-	if _, err := helper.Patch(info.Namespace, info.Name, types.MergePatchType, p.Patch, nil); err != nil {
-		return load.ErrorOf(p.Target, fmt.Errorf("patching the last-applied record: %w", err))
-	}
-	return nil
+// RecordWrite is how the record-only operations write.
+type RecordWrite struct {
+	// DryRun: ClientDryRun sends nothing, ServerDryRun sends dryRun=All.
+	DryRun DryRun
+	// FieldManager is recorded in managedFields for the writes; empty means
+	// ClientSideFieldManager, as kubectl edit-last-applied.
+	FieldManager string
 }
 
-// PlanSet computes the patch that records the file of t as its last-applied
-// configuration and changes nothing else, as kubectl apply
+// sendRecord sends the planned patch of res, unless it is unchanged or the
+// run is a client dry run; a refusal becomes res.Err.
+func (r *runner) sendRecord(ctx context.Context, res *RecordResult) {
+	if res.patch == nil {
+		res.Unchanged = true
+		return
+	}
+	if r.opts.DryRun == ClientDryRun {
+		return
+	}
+	o := res.Object
+	opts := metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun()}
+	client := r.resource(o)
+	err := r.retryTransient(ctx, func() error {
+		_, err := client.Patch(ctx, o.Obj.GetName(), types.MergePatchType, res.patch, opts)
+		return err
+	})
+	if err != nil {
+		res.Err = load.ErrorOf(o, fmt.Errorf("patching the last-applied record: %w", err))
+	}
+}
+
+// planSet computes the patch that records the object given as its
+// last-applied configuration and changes nothing else, as kubectl apply
 // set-last-applied; createMissing allows objects that have no record.
-func PlanSet(ctx context.Context, t *load.Object, createMissing bool) (RecordPatch, error) {
-	live, err := getLive(ctx, t)
+func (r *runner) planSet(ctx context.Context, o *load.Object, createMissing bool) (RecordResult, error) {
+	live, err := r.getLive(ctx, o)
 	if err != nil {
-		return RecordPatch{}, load.ErrorOf(t, err)
+		return RecordResult{}, err
 	}
-	record, err := lastapplied.SetRecord(t.Obj, live)
+	record, err := lastapplied.SetRecord(o.Obj, live)
 	if err != nil {
-		return RecordPatch{}, load.ErrorOf(t, err)
+		return RecordResult{}, err
 	}
 	patch, err := lastapplied.Set(live, record, createMissing)
-	return RecordPatch{Target: t, Patch: patch}, load.ErrorOf(t, err)
+	return RecordResult{Object: o, patch: patch}, err
 }
 
-// PlanEdit computes the patch that records edited, the YAML saved in an
-// editor that was given before (lastapplied.View of t's live object, as
-// ReadLive returns it), as kubectl apply edit-last-applied.
-func PlanEdit(t *load.Object, before, edited []byte) (RecordPatch, error) {
+// planEdit computes the patch that records edited, the YAML saved in place
+// of before (lastapplied.View of live), as kubectl apply edit-last-applied.
+func planEdit(o *load.Object, live *unstructured.Unstructured, before, edited []byte) (RecordResult, error) {
 	if bytes.Equal(before, edited) {
-		return RecordPatch{Target: t}, nil
+		return RecordResult{Object: o}, nil
 	}
 	obj, err := lastapplied.FromYAML(edited)
 	if err != nil {
-		return RecordPatch{}, load.ErrorOf(t, err)
+		return RecordResult{}, err
 	}
-	live := t.Obj
 	if obj.GetKind() != live.GetKind() || obj.GetName() != live.GetName() {
-		return RecordPatch{}, load.ErrorOf(t, fmt.Errorf("the edited record names %s %q; kind and name must stay %s %q", obj.GetKind(), obj.GetName(), live.GetKind(), live.GetName()))
+		return RecordResult{}, fmt.Errorf("the edited record names %s %q; kind and name must stay %s %q", obj.GetKind(), obj.GetName(), live.GetKind(), live.GetName())
 	}
 	record, err := lastapplied.SetRecord(obj, live)
 	if err != nil {
-		return RecordPatch{}, load.ErrorOf(t, err)
+		return RecordResult{}, err
 	}
 	patch, err := lastapplied.Set(live, record, true)
-	return RecordPatch{Target: t, Patch: patch}, load.ErrorOf(t, err)
+	return RecordResult{Object: o, patch: patch}, err
 }
 
 // ErrNotFound reports an object of a file that does not exist on the server.
 var ErrNotFound = errors.New("not found on the server")
 
-// getLive reads the live object of a target.
-func getLive(ctx context.Context, t *load.Object) (*unstructured.Unstructured, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	obj, err := resource.NewHelper(t.Info.Client, t.Info.Mapping).Get(t.Info.Namespace, t.Info.Name)
+// getLive reads the live object of a mapped object.
+func (r *runner) getLive(ctx context.Context, o *load.Object) (*unstructured.Unstructured, error) {
+	live, err := r.get(ctx, r.resource(o), o)
 	if apierrors.IsNotFound(err) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading live object: %w", err)
-	}
-	live, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return nil, fmt.Errorf("reading live object: unexpected type %T", obj)
 	}
 	return live, nil
 }

@@ -8,25 +8,33 @@ import (
 	"github.com/kapply/kapply/pkg/ownership"
 )
 
-// Release is the plan of `kapply release` for one object: the patch that
-// removes the fields from its record.
+// Release is one object's `kapply release`: fields removed from its
+// last-applied record, so the next apply leaves them to whoever writes
+// them.
 type Release struct {
-	RecordPatch
-	// StillSet are the released fields the file still sets, which the next
-	// apply takes back.
+	RecordResult
+	// StillSet are the released fields the object given still sets, which
+	// the next apply takes back.
 	StillSet []fieldpath.Path
 }
 
-// PlanRelease computes the patch that removes paths from the last-applied
-// record of t's live object; every path must be in the record.
-func PlanRelease(ctx context.Context, t *load.Object, paths []fieldpath.Path) (Release, error) {
-	live, err := getLive(ctx, t)
-	if err != nil {
-		return Release{}, load.ErrorOf(t, err)
+// Release removes opts.Fields from the last-applied record of each
+// object's live object; every field must be in every record. Every patch
+// is planned before any is sent: an object that cannot be planned is the
+// error, and nothing is written. A write the server refuses is its
+// result's Err; the others are still written.
+func (a *Applier) Release(ctx context.Context, objects []*load.Object, opts ReleaseOptions) ([]Release, error) {
+	plan := func(r *runner, ctx context.Context, o *load.Object) (Release, error) {
+		live, err := r.getLive(ctx, o)
+		if err != nil {
+			return Release{}, err
+		}
+		patch, err := ownership.Release(live, opts.Fields)
+		if err != nil {
+			return Release{}, err
+		}
+		return Release{RecordResult: RecordResult{patch: patch}, StillSet: ownership.StillSet(o.Obj, opts.Fields)}, nil
 	}
-	patch, err := ownership.Release(live, paths)
-	if err != nil {
-		return Release{}, load.ErrorOf(t, err)
-	}
-	return Release{RecordPatch: RecordPatch{Target: t, Patch: patch}, StillSet: ownership.StillSet(t.Obj, paths)}, nil
+	return planThenWrite(ctx, a, objects, opts.Namespace, opts.RecordWrite, plan,
+		func(r *Release) *RecordResult { return &r.RecordResult })
 }

@@ -1,19 +1,15 @@
 package apply
 
 import (
-	"context"
 	"fmt"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/openapi"
 
 	"github.com/kapply/kapply/pkg/load"
-	"github.com/kapply/kapply/pkg/schema"
 )
 
 // builtinScheme knows every kind the API server serves from Go types and so
@@ -28,23 +24,6 @@ func builtinScheme() (*runtime.Scheme, error) {
 		}
 	}
 	return s, nil
-}
-
-// NewSchemaResolver gives code that plans merges outside a run, such as
-// kapply adopt or status, the resolver a run uses: the server's OpenAPI v3
-// through the REST client of the (usually cached) discovery client dc, and
-// overrides. Make one per command: like a run's, it keeps what it reads.
-func NewSchemaResolver(dc discovery.CachedDiscoveryInterface, overrides []schema.Override) (*schema.Resolver, error) {
-	builtins, err := builtinScheme()
-	if err != nil {
-		return nil, err
-	}
-	ctx := context.Background()
-	return schema.NewResolver(schema.ResolverConfig{
-		Source:    &openAPISource{ctx: ctx, client: openapi.NewClientWithContext(dc.RESTClient()), retry: noRetry},
-		IsBuiltin: builtins.Recognizes,
-		Overrides: overrides,
-	}), nil
 }
 
 // crdIndex holds the run's CRDs by the group-kind they define.

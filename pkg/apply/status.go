@@ -10,7 +10,6 @@ import (
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
-	"github.com/kapply/kapply/pkg/schema"
 )
 
 // State says where an object stands with apply.
@@ -37,6 +36,9 @@ type ObjectStatus struct {
 	// Health is the live object's readiness, as apply --wait computes it;
 	// nil when the object is not on the server.
 	Health *Health `json:"health,omitempty"`
+	// Warnings are the server's warnings about the object's requests, as
+	// the server wrote them (mask Secret values before printing).
+	Warnings []string `json:"-"`
 }
 
 // Health is an object's readiness by kstatus: Current, InProgress, Failed,
@@ -54,20 +56,38 @@ func HealthOf(obj *unstructured.Unstructured) *Health {
 	return &Health{Status: string(s), Reason: reason, Message: message}
 }
 
-// Status reads t's live object and finds the fields changed since the last
-// apply and the fields of the file other managers own; the fields of
-// fieldManager and of the client-side apply managers (kubectl's, the
-// record's, kapply's legacy one) are not foreign. kubectl's server-side
-// manager, "kubectl", is not among them by default: kubectl scale and edit
-// write under the same name.
-func Status(ctx context.Context, t *load.Object, resolver *schema.Resolver, fieldManager string) (ObjectStatus, error) {
-	s, err := status(ctx, t, resolver, []string{fieldManager, ClientSideFieldManager, lastAppliedFieldManager, LegacyFieldManager})
-	return s, load.ErrorOf(t, err)
+// Status reads each object's live object and finds the fields changed
+// since the last apply and the fields of the object given that other
+// managers own; the fields of opts.FieldManager and of the client-side
+// apply managers (kubectl's, the record's, kapply's legacy one) are not
+// foreign. kubectl's server-side manager, "kubectl", is not among them by
+// default: kubectl scale and edit write under the same name. The first
+// object that cannot be read is the error.
+func (a *Applier) Status(ctx context.Context, objects []*load.Object, opts StatusOptions) ([]ObjectStatus, error) {
+	r, err := a.ownershipRunner(ctx, opts.Namespace, RecordWrite{FieldManager: opts.FieldManager})
+	if err != nil {
+		return nil, err
+	}
+	appliers := []string{r.opts.FieldManager, ClientSideFieldManager, lastAppliedFieldManager, LegacyFieldManager}
+	out := make([]ObjectStatus, 0, len(objects))
+	for _, o := range objects {
+		objCtx, sink := withWarningSink(ctx)
+		s, err := r.status(objCtx, o, appliers)
+		if err != nil {
+			return nil, load.ErrorOf(o, err)
+		}
+		s.Warnings = sink.texts()
+		out = append(out, s)
+	}
+	return out, nil
 }
 
-func status(ctx context.Context, t *load.Object, resolver *schema.Resolver, appliers []string) (ObjectStatus, error) {
-	s := ObjectStatus{Object: t.Name(), Source: t.Source}
-	live, err := getLive(ctx, t)
+func (r *runner) status(ctx context.Context, o *load.Object, appliers []string) (ObjectStatus, error) {
+	if err := r.prepare(ctx, o); err != nil {
+		return ObjectStatus{}, err
+	}
+	s := ObjectStatus{Object: o.Name(), Source: o.Source}
+	live, err := r.getLive(ctx, o)
 	if errors.Is(err, ErrNotFound) {
 		s.State = StateMissing
 		return s, nil
@@ -80,11 +100,11 @@ func status(ctx context.Context, t *load.Object, resolver *schema.Resolver, appl
 	if err != nil {
 		return s, err
 	}
-	kind, err := resolver.Kind(live.GroupVersionKind())
+	kind, err := r.schemas.Kind(live.GroupVersionKind())
 	if err != nil {
 		return s, fmt.Errorf("reading the schema: %w", err)
 	}
-	s.Drift, err = ownership.FindDrift(live, t.Obj, kind, owners, appliers)
+	s.Drift, err = ownership.FindDrift(live, o.Obj, kind, owners, appliers)
 	if errors.Is(err, lastapplied.ErrNoRecord) {
 		s.State = StateNoRecord
 		return s, nil

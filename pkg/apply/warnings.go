@@ -19,8 +19,8 @@ type warningSinkKey struct{}
 
 // warningSink gathers the warnings of one object's requests.
 type warningSink struct {
-	mu    sync.Mutex
-	texts []string
+	mu     sync.Mutex
+	gotten []string
 }
 
 // HandleWarningHeaderWithContext implements rest.WarningHandlerWithContext.
@@ -31,8 +31,8 @@ func (serverWarnings) HandleWarningHeaderWithContext(ctx context.Context, _ int,
 	}
 	sink.mu.Lock()
 	defer sink.mu.Unlock()
-	if !slices.Contains(sink.texts, text) {
-		sink.texts = append(sink.texts, text)
+	if !slices.Contains(sink.gotten, text) {
+		sink.gotten = append(sink.gotten, text)
 	}
 }
 
@@ -46,9 +46,16 @@ func withWarningSink(ctx context.Context) (context.Context, *warningSink) {
 func (s *warningSink) warnings(o *load.Object) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.texts))
-	for _, text := range s.texts {
+	out := make([]string, 0, len(s.gotten))
+	for _, text := range s.gotten {
 		out = append(out, fmt.Sprintf("%s: %s", o.Ref(), text))
 	}
 	return out
+}
+
+// texts are the gathered texts as the server wrote them.
+func (s *warningSink) texts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.gotten)
 }

@@ -1,0 +1,147 @@
+package apply
+
+import (
+	"cmp"
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/load"
+)
+
+// The ownership operations (Adopt, Release, SetLastApplied,
+// EditLastApplied, Status) read and write one object at a time through the
+// Applier's clients, as a run does: each object mapped by the Applier's
+// mapper (it needs neither Mapping nor Info: objects built in code are
+// fine), each request under the run's retry rule, the server's warnings
+// gathered per object, schemas from the run's own answers. A namespaced
+// object that names no namespace is given Namespace ("default" when empty).
+
+// AdoptOptions configure Adopt.
+type AdoptOptions struct {
+	Namespace string
+	RecordWrite
+}
+
+// ReleaseOptions configure Release.
+type ReleaseOptions struct {
+	Namespace string
+	// Fields are the fields to release; every one must be in each record.
+	Fields []fieldpath.Path
+	RecordWrite
+}
+
+// SetLastAppliedOptions configure SetLastApplied.
+type SetLastAppliedOptions struct {
+	Namespace string
+	// CreateMissing records objects that have no record yet (kubectl's
+	// --create-annotation); without it they are an error.
+	CreateMissing bool
+	RecordWrite
+}
+
+// EditLastAppliedOptions configure EditLastApplied.
+type EditLastAppliedOptions struct {
+	Namespace string
+	// FieldManager is recorded in managedFields for the write; empty means
+	// ClientSideFieldManager.
+	FieldManager string
+}
+
+// StatusOptions configure Status.
+type StatusOptions struct {
+	Namespace string
+	// FieldManager is the manager apply writes as: its fields are not
+	// foreign; empty means ClientSideFieldManager.
+	FieldManager string
+}
+
+// SetLastApplied records each object as its live object's last-applied
+// configuration and changes nothing else, as kubectl apply
+// set-last-applied. Every patch is planned before any is sent: an object
+// that cannot be planned is the error, and nothing is written. A write the
+// server refuses is its result's Err; the others are still written.
+func (a *Applier) SetLastApplied(ctx context.Context, objects []*load.Object, opts SetLastAppliedOptions) ([]RecordResult, error) {
+	return planThenWrite(ctx, a, objects, opts.Namespace, opts.RecordWrite,
+		func(r *runner, ctx context.Context, o *load.Object) (RecordResult, error) {
+			return r.planSet(ctx, o, opts.CreateMissing)
+		},
+		func(res *RecordResult) *RecordResult { return res })
+}
+
+// EditLastApplied hands the YAML of o's live record (lastapplied.View) to
+// edit and records what edit returns, as kubectl apply edit-last-applied
+// (the CLI's edit opens an editor). Any failure, edit's included, is the
+// result's Err.
+func (a *Applier) EditLastApplied(ctx context.Context, o *load.Object, edit func(record []byte) ([]byte, error), opts EditLastAppliedOptions) RecordResult {
+	r, err := a.ownershipRunner(ctx, opts.Namespace, RecordWrite{FieldManager: opts.FieldManager})
+	if err != nil {
+		return RecordResult{Object: o, Err: load.ErrorOf(o, err)}
+	}
+	ctx, sink := withWarningSink(ctx)
+	res, err := r.planEditOf(ctx, o, edit)
+	if err != nil {
+		res = RecordResult{Object: o, Err: load.ErrorOf(o, err)}
+	} else {
+		r.sendRecord(ctx, &res)
+	}
+	res.Warnings = sink.texts()
+	return res
+}
+
+func (r *runner) planEditOf(ctx context.Context, o *load.Object, edit func([]byte) ([]byte, error)) (RecordResult, error) {
+	if err := r.prepare(ctx, o); err != nil {
+		return RecordResult{}, err
+	}
+	live, err := r.getLive(ctx, o)
+	if err != nil {
+		return RecordResult{}, err
+	}
+	before, err := lastapplied.View(live, "yaml")
+	if err != nil {
+		return RecordResult{}, err
+	}
+	after, err := edit(before)
+	if err != nil {
+		return RecordResult{}, err
+	}
+	return planEdit(o, live, before, after)
+}
+
+// ownershipRunner starts a run for one ownership operation.
+func (a *Applier) ownershipRunner(ctx context.Context, namespace string, w RecordWrite) (*runner, error) {
+	return a.runner(ctx, Options{Namespace: cmp.Or(namespace, metav1.NamespaceDefault),
+		DryRun: w.DryRun, FieldManager: w.FieldManager}.withDefaults())
+}
+
+// planThenWrite maps and plans every object before it writes any, so that
+// bad input changes nothing, then sends each planned patch; a refused
+// write does not stop the others. result points at a plan's RecordResult.
+func planThenWrite[T any](ctx context.Context, a *Applier, objects []*load.Object, namespace string, w RecordWrite,
+	plan func(*runner, context.Context, *load.Object) (T, error), result func(*T) *RecordResult) ([]T, error) {
+	r, err := a.ownershipRunner(ctx, namespace, w)
+	if err != nil {
+		return nil, err
+	}
+	plans := make([]T, len(objects))
+	sinks := make([]*warningSink, len(objects))
+	for i, o := range objects {
+		var objCtx context.Context
+		objCtx, sinks[i] = withWarningSink(ctx)
+		if err := r.prepare(objCtx, o); err != nil {
+			return nil, load.ErrorOf(o, err)
+		}
+		if plans[i], err = plan(r, objCtx, o); err != nil {
+			return nil, load.ErrorOf(o, err)
+		}
+		result(&plans[i]).Object = o
+	}
+	for i := range plans {
+		res := result(&plans[i])
+		r.sendRecord(context.WithValue(ctx, warningSinkKey{}, sinks[i]), res)
+		res.Warnings = sinks[i].texts()
+	}
+	return plans, nil
+}
