@@ -39,6 +39,16 @@ func readInput(ctx context.Context, in input, files Files) ([]byte, error) {
 	return readFile(ctx, in.source)
 }
 
+// isRegularFile tells that in is a path to a regular file (a symbolic
+// link followed).
+func isRegularFile(in input) bool {
+	if in.kind != fileInput {
+		return false
+	}
+	info, err := os.Stat(in.source)
+	return err == nil && info.Mode().IsRegular()
+}
+
 // readFile reads the file at path. Opening a FIFO blocks until a writer
 // opens it, and a read of it until the writer writes: both run apart
 // (inBackground); when ctx is done, closing the file wakes the read (os.Open
