@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,5 +57,54 @@ func TestApplyStdinNamedTwice(t *testing.T) {
 	want := "configmap/piece-0\nconfigmap/piece-1\nconfigmap/piece-2\nconfigmap/piece-3\n"
 	if err != nil || stdout.String() != want {
 		t.Fatalf("%v\nstdout %q\nstderr %.400s\nwant %q, exit 0", err, stdout.String(), stderr.String(), want)
+	}
+}
+
+// TestApplyKustomizeSignal: the builder runs kustomize itself, and reads
+// what the kustomization names: here a remote file whose server never
+// answers. A SIGTERM ends the run at once, naming the kustomization, exit
+// 1, as it does while kapply reads -f; the first signal did nothing
+// (kustomize cannot be cancelled): the run went on until a second one.
+func TestApplyKustomizeSignal(t *testing.T) {
+	testcluster.Require(t, cluster)
+	asked := make(chan struct{}, 1)
+	release := make(chan struct{})
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		<-release
+	}))
+	defer server.Close()
+	defer close(release)
+	dir := writeFiles(t, map[string]string{"kustomization.yaml": "resources: [" + server.URL + "/cm.yaml]\n"})
+	cmd := exec.Command(builtKapply(t), "apply", "-k", dir, "-n", cluster.Namespace(t), "--kubeconfig", cluster.Kubeconfig)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-asked:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("kustomize did not ask for the remote file")
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(3 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("still running 3 s after SIGTERM\n%s", stderr.String())
+	}
+	want := "error reading " + dir + ": terminated signal received"
+	if code := cmd.ProcessState.ExitCode(); code != exitFailed || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, stderr.String(), want)
 	}
 }

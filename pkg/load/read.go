@@ -80,9 +80,9 @@ func readFile(ctx context.Context, path string) ([]byte, error) {
 // can be woken, and the read is abandoned: it ends when its read returns
 // (readAll stops at ctx) or with the process. The caller returns at once,
 // and a second signal finds the process responsive.
-func inBackground(ctx context.Context, source string, read func() ([]byte, error), interrupt func()) ([]byte, error) {
+func inBackground[T any](ctx context.Context, source string, read func() (T, error), interrupt func()) (T, error) {
 	type result struct {
-		data []byte
+		data T
 		err  error
 	}
 	done := make(chan result, 1)
@@ -95,7 +95,8 @@ func inBackground(ctx context.Context, source string, read func() ([]byte, error
 		return r.data, r.err
 	case <-ctx.Done():
 		interrupt()
-		return nil, interrupted(ctx, source)
+		var none T
+		return none, interrupted(ctx, source)
 	}
 }
 
