@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -204,6 +205,10 @@ func get(ctx context.Context, u string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	resp, err := http.DefaultClient.Do(req)
+	if err != nil && !strings.Contains(err.Error(), u) {
+		// A redirect's error names only where it went ("/loop").
+		return nil, true, fmt.Errorf("error reading %s: %w", u, err)
+	}
 	if err != nil {
 		return nil, true, err
 	}

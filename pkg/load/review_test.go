@@ -2,6 +2,8 @@ package load
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -70,5 +72,20 @@ func TestLoadOneStreamNamedTwice(t *testing.T) {
 	want := "STDIN:cm-0 STDIN:cm-1 STDIN:cm-2 STDIN:cm-3"
 	if len(got.errs) > 0 || strings.Join(names, " ") != want {
 		t.Errorf("objects %v, errors %v; want %v", names, got.errs, want)
+	}
+}
+
+// TestFetchRedirectLoopNamesURL: a URL that redirects for ever fails
+// naming the URL given (the client's error names only the last
+// Location, "/loop").
+func TestFetchRedirectLoopNamesURL(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/loop", http.StatusFound)
+	}))
+	defer server.Close()
+	u := server.URL + "/start.yaml"
+	_, errs := Load(testGetter, Files{Filenames: []string{u}}, "")
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), u) || !strings.Contains(errs[0].Error(), "stopped after 10 redirects") {
+		t.Errorf("errors %v; want one naming %s and the redirects", errs, u)
 	}
 }
