@@ -205,9 +205,10 @@ func get(ctx context.Context, u string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil && !strings.Contains(err.Error(), u) {
-		// A redirect's error names only where it went ("/loop").
-		return nil, true, fmt.Errorf("error reading %s: %w", u, err)
+	if name := req.URL.Redacted(); err != nil && !strings.Contains(err.Error(), name) {
+		// A redirect's error names only where it went ("/loop"). The
+		// client's errors hide a password: so does this one.
+		return nil, true, fmt.Errorf("error reading %s: %w", name, err)
 	}
 	if err != nil {
 		return nil, true, err

@@ -77,15 +77,17 @@ func TestLoadOneStreamNamedTwice(t *testing.T) {
 
 // TestFetchRedirectLoopNamesURL: a URL that redirects for ever fails
 // naming the URL given (the client's error names only the last
-// Location, "/loop").
+// Location, "/loop"), its password hidden as the client hides it.
 func TestFetchRedirectLoopNamesURL(t *testing.T) {
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/loop", http.StatusFound)
 	}))
 	defer server.Close()
-	u := server.URL + "/start.yaml"
+	u := strings.Replace(server.URL, "://", "://user:hunter2@", 1) + "/start.yaml"
+	named := strings.Replace(u, "hunter2", "xxxxx", 1)
 	_, errs := Load(testGetter, Files{Filenames: []string{u}}, "")
-	if len(errs) != 1 || !strings.Contains(errs[0].Error(), u) || !strings.Contains(errs[0].Error(), "stopped after 10 redirects") {
-		t.Errorf("errors %v; want one naming %s and the redirects", errs, u)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), named) || !strings.Contains(errs[0].Error(), "stopped after 10 redirects") ||
+		strings.Contains(errs[0].Error(), "hunter2") {
+		t.Errorf("errors %v; want one naming %s and the redirects", errs, named)
 	}
 }
