@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
