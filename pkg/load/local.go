@@ -98,7 +98,20 @@ type localDocument struct {
 // inputs (objects listed and filtered, or the builder run on the bytes).
 func readFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, inputs []input, files Files, sel labels.Selector, selector string) []*localFile {
 	read := make([]*localFile, len(inputs))
-	forEach(len(inputs), func(i int) { read[i] = splitInput(ctx, inputs[i], files) })
+	// Regular files are read on every core; the other inputs (stdin,
+	// FIFOs, devices, URLs) one after the other, in order, as the builder
+	// reads them: two of them may be one stream (-f - -f /dev/stdin, a
+	// FIFO named twice), whose bytes two reads at once would share.
+	forEach(len(inputs), func(i int) {
+		if isRegularFile(inputs[i]) {
+			read[i] = splitInput(ctx, inputs[i], files)
+		}
+	})
+	for i, f := range read {
+		if f == nil {
+			read[i] = splitInput(ctx, inputs[i], files)
+		}
+	}
 	type ref struct{ file, doc int }
 	var docs []ref
 	for i, f := range read {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strings"
 
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
@@ -19,7 +20,7 @@ import (
 func readInfos(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, selector string) (infos []*resource.Info, errs []error, checked map[string][]lossyDocument) {
 	inputs, ok := listInputs(files)
 	if !ok {
-		infos, errs = build(getter, files, selector)
+		infos, errs = buildWithin(ctx, getter, files, selector)
 		return infos, errs, nil
 	}
 	return readLocal(ctx, getter, withRequestTimeout(getter, files), inputs, selector)
@@ -34,6 +35,28 @@ func build(getter genericclioptions.RESTClientGetter, files Files, selector stri
 			Kustomize: files.Kustomize,
 		})
 	})
+}
+
+// buildWithin is build, abandoned when ctx is done (an error naming the
+// input): kustomize, which the builder runs, may wait on what the
+// kustomization names (a remote base, a FIFO), and takes no context.
+func buildWithin(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, selector string) ([]*resource.Info, []error) {
+	source := files.Kustomize
+	if source == "" {
+		source = strings.Join(files.Filenames, ", ")
+	}
+	type built struct {
+		infos []*resource.Info
+		errs  []error
+	}
+	b, err := inBackground(ctx, source, func() (built, error) {
+		infos, errs := build(getter, files, selector)
+		return built{infos, errs}, nil
+	}, func() {})
+	if err != nil {
+		return nil, []error{err}
+	}
+	return b.infos, b.errs
 }
 
 // buildRead runs the resource builder on the bytes read from f's input.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -37,6 +38,16 @@ func readInput(ctx context.Context, in input, files Files) ([]byte, error) {
 		return inBackground(ctx, in.source, func() ([]byte, error) { return readAll(ctx, in.source, stdin) }, func() {})
 	}
 	return readFile(ctx, in.source)
+}
+
+// isRegularFile tells that in is a path to a regular file (a symbolic
+// link followed).
+func isRegularFile(in input) bool {
+	if in.kind != fileInput {
+		return false
+	}
+	info, err := os.Stat(in.source)
+	return err == nil && info.Mode().IsRegular()
 }
 
 // readFile reads the file at path. Opening a FIFO blocks until a writer
@@ -70,9 +81,9 @@ func readFile(ctx context.Context, path string) ([]byte, error) {
 // can be woken, and the read is abandoned: it ends when its read returns
 // (readAll stops at ctx) or with the process. The caller returns at once,
 // and a second signal finds the process responsive.
-func inBackground(ctx context.Context, source string, read func() ([]byte, error), interrupt func()) ([]byte, error) {
+func inBackground[T any](ctx context.Context, source string, read func() (T, error), interrupt func()) (T, error) {
 	type result struct {
-		data []byte
+		data T
 		err  error
 	}
 	done := make(chan result, 1)
@@ -85,7 +96,8 @@ func inBackground(ctx context.Context, source string, read func() ([]byte, error
 		return r.data, r.err
 	case <-ctx.Done():
 		interrupt()
-		return nil, interrupted(ctx, source)
+		var none T
+		return none, interrupted(ctx, source)
 	}
 }
 
@@ -193,6 +205,11 @@ func get(ctx context.Context, u string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	resp, err := http.DefaultClient.Do(req)
+	if name := req.URL.Redacted(); err != nil && !strings.Contains(err.Error(), name) {
+		// A redirect's error names only where it went ("/loop"). The
+		// client's errors hide a password: so does this one.
+		return nil, true, fmt.Errorf("error reading %s: %w", name, err)
+	}
 	if err != nil {
 		return nil, true, err
 	}
