@@ -47,7 +47,7 @@ func (r *runner) replace(ctx context.Context, client dynamic.ResourceInterface, 
 	pruneNulls(body.Object)
 	// A resourceVersion the file sets belongs to the deleted object.
 	body.SetResourceVersion("")
-	if err := r.createAdmitted(ctx, client, body); err != nil {
+	if err := r.createAdmitted(ctx, client, body, live); err != nil {
 		return failed(fmt.Errorf("not deleting the object: %w", err))
 	}
 	saved, err := r.saveBackup(o, live)
@@ -96,13 +96,21 @@ func serverRefused(err error) bool {
 // of the create while the live object still exists. The server checks the
 // name last, after validation and validating admission (webhooks,
 // ValidatingAdmissionPolicy), so AlreadyExists means body passed them; any
-// other refusal would also answer the real create, after the delete.
-func (r *runner) createAdmitted(ctx context.Context, client dynamic.ResourceInterface, body *unstructured.Unstructured) error {
-	err := r.retryTransient(ctx, func() error {
-		_, err := client.Create(ctx, body, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll},
-			FieldManager: r.opts.FieldManager, FieldValidation: r.opts.FieldValidation})
-		return err
-	})
+// other refusal would also answer the real create, after the delete —
+// except a Service's ports and IPs that live itself holds (see
+// withoutLiveAllocations).
+func (r *runner) createAdmitted(ctx context.Context, client dynamic.ResourceInterface, body, live *unstructured.Unstructured) error {
+	dryRun := func(obj *unstructured.Unstructured) error {
+		return r.retryTransient(ctx, func() error {
+			_, err := client.Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll},
+				FieldManager: r.opts.FieldManager, FieldValidation: r.opts.FieldValidation})
+			return err
+		})
+	}
+	err := dryRun(body)
+	if freed := withoutLiveAllocations(body, live); apierrors.IsInvalid(err) && freed != nil {
+		err = dryRun(freed)
+	}
 	// nil: the object is gone already, and the create would be taken.
 	if err == nil || apierrors.IsAlreadyExists(err) {
 		return nil
