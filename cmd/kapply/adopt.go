@@ -93,7 +93,7 @@ func reportAdoption(ctx context.Context, streams genericiooptions.IOStreams, a a
 		return nil
 	}
 	if err := a.Send(ctx, w.dryRun, w.fieldManager); err != nil {
-		return err
+		return maskedError(err, secretsOf(a.Target.Obj, a.Live)...)
 	}
 	fmt.Fprintf(streams.Out, "%s adopted%s\n", a.Target.Name(), dryRunSuffix(w.dryRun))
 	if len(a.Changes) == 0 {

@@ -266,7 +266,7 @@ func sendEach(ctx context.Context, streams genericiooptions.IOStreams, pending [
 			continue
 		}
 		if err := p.Send(ctx, w.dryRun, w.fieldManager); err != nil {
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(err, secretsOf(p.Target.Obj)...))
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(err, secretsOf(p.Target.Obj, p.Live)...))
 			failed++
 			continue
 		}

@@ -56,7 +56,7 @@ func planAdoption(ctx context.Context, t *load.Object, resolver *schema.Resolver
 		return Adoption{}, err
 	}
 	changes, err := nextApply(t.Obj, live, resolver)
-	return Adoption{RecordPatch: RecordPatch{Target: t, Patch: patch}, Changes: changes}, err
+	return Adoption{RecordPatch: RecordPatch{Target: t, Live: live, Patch: patch}, Changes: changes}, err
 }
 
 // nextApply is what kapply apply of file would change once live carries

@@ -20,6 +20,10 @@ import (
 // computed before any object of the command is written.
 type RecordPatch struct {
 	Target *load.Object
+	// Live is the object as read to plan the patch (nil when not read): an
+	// admission webhook sees, and may quote, its values, which the file's
+	// may not be.
+	Live *unstructured.Unstructured
 	// Patch is nil when the record is already what it would write.
 	Patch []byte
 }
@@ -62,7 +66,7 @@ func PlanSet(ctx context.Context, t *load.Object, createMissing bool) (RecordPat
 		return RecordPatch{}, load.ErrorOf(t, err)
 	}
 	patch, err := lastapplied.Set(live, record, createMissing)
-	return RecordPatch{Target: t, Patch: patch}, load.ErrorOf(t, err)
+	return RecordPatch{Target: t, Live: live, Patch: patch}, load.ErrorOf(t, err)
 }
 
 // PlanEdit computes the patch that records edited, the YAML saved in an

@@ -28,5 +28,5 @@ func PlanRelease(ctx context.Context, t *load.Object, paths []fieldpath.Path) (R
 	if err != nil {
 		return Release{}, load.ErrorOf(t, err)
 	}
-	return Release{RecordPatch: RecordPatch{Target: t, Patch: patch}, StillSet: ownership.StillSet(t.Obj, paths)}, nil
+	return Release{RecordPatch: RecordPatch{Target: t, Live: live, Patch: patch}, StillSet: ownership.StillSet(t.Obj, paths)}, nil
 }
