@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/internal/testcluster"
 )
@@ -380,5 +381,48 @@ func TestForceReplacesAnObjectWithALongName(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
 		t.Errorf("copies left: %v", left)
+	}
+}
+
+// TestForceKeepsTheCopyWhenTheDeleteMayHaveBeenDone: the delete's answer
+// is lost (the API server deleted the Secret, the connection broke), and
+// every retry is answered 504 until the retry window closes. The last
+// answer is the server's, but the object may be gone: --force took it
+// for a refusal, removed the saved copy, and the Secret was nowhere. Now
+// it reads the object and creates the original again.
+func TestForceKeepsTheCopyWhenTheDeleteMayHaveBeenDone(t *testing.T) {
+	testcluster.Require(t, cluster)
+	dir := forceBackupDir(t)
+	ns := cluster.Namespace(t)
+	files := writeFiles(t, map[string]string{"s.yaml": immutableSecret(forceOldValue)})
+	mustApply(t, files, ns, "secret/s created\n")
+	_, uid := liveSecret(t, ns)
+	writeFile(t, files, "s.yaml", immutableSecret(forceNewValue))
+	proxy := cluster.StartProxy(t)
+	var deletes atomic.Int64
+	proxy.SetRule(func(req *http.Request, _ int64) testcluster.Fault {
+		if req.Method != http.MethodDelete || !strings.HasSuffix(req.URL.Path, "/secrets/s") {
+			return testcluster.Pass
+		}
+		if deletes.Add(1) == 1 {
+			return testcluster.Fault{LoseAnswer: true}
+		}
+		return testcluster.Fault{Status: http.StatusGatewayTimeout}
+	})
+	var out, errOut strings.Builder
+	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	code := exitCode(run([]string{"apply", "-f", files, "-n", ns, "--force", "--kubeconfig", proxy.Kubeconfig, "--request-timeout=2s"}, streams), &errOut)
+	assertAbsent(t, "stderr", errOut.String(), forceValues)
+	if deletes.Load() < 2 {
+		t.Fatalf("the delete was not retried (%d deletes)\n%s", deletes.Load(), errOut.String())
+	}
+	password, newUID := liveSecret(t, ns)
+	left := savedCopies(t, dir, ns)
+	if password == "" && len(left) == 0 {
+		t.Fatalf("exit %d: the Secret is gone and so is its saved copy\n%s", code, errOut.String())
+	}
+	if code != exitFailed || password != forceOldValue || newUID == uid || len(left) != 0 || !strings.Contains(errOut.String(), "the original object was restored") {
+		t.Errorf("exit %d, want %d and the original restored (password matches %v, uid %s, was %s), no copy left (%v)\n%s",
+			code, exitFailed, password == forceOldValue, newUID, uid, left, errOut.String())
 	}
 }

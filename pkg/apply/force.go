@@ -86,10 +86,15 @@ func replaced(o *load.Object, created *unstructured.Unstructured, warnings []str
 
 // serverRefused tells a request the server answered with an error, so
 // that nothing was done, from one whose answer was lost (interrupted, the
-// connection cut), which may have been done.
+// connection cut), which may have been done. Retries given up on, by the
+// retry window or an interruption, count as lost: an earlier attempt's
+// answer may have been lost, and their last answer ("try again", a 504)
+// does not say the request was not done.
 func serverRefused(err error) bool {
 	var status apierrors.APIStatus
-	return errors.As(err, &status) && !answerWasLost(err)
+	var gaveUp *RetryError
+	return errors.As(err, &status) && !answerWasLost(err) && !errors.As(err, &gaveUp) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // createAdmitted asks the server whether it would create body, by a dry run
