@@ -94,11 +94,9 @@ stringData:
 }
 
 // quotingWebhook registers, for Secrets of ns, a validating webhook served
-// by the test that denies every CREATE, UPDATE and DELETE (dry runs too) of
-// a Secret holding the key "quote", quoting the value of the object sent
-// and of the object stored (`new value "NEW", stored value "OLD"`), as a
-// webhook comparing them may.
-func quotingWebhook(t *testing.T, ns string) {
+// by the test that denies every CREATE, UPDATE and DELETE (dry runs too)
+// for which deny, given the Secret sent and the one stored, says why.
+func quotingWebhook(t *testing.T, ns string, deny func(object, stored *corev1.Secret) string) {
 	t.Helper()
 	var calls atomic.Int64
 	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -112,11 +110,9 @@ func quotingWebhook(t *testing.T, ns string) {
 		_ = json.Unmarshal(review.Request.Object.Raw, &object)
 		_ = json.Unmarshal(review.Request.OldObject.Raw, &old)
 		resp := &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
-		newValue, sent := object.Data["quote"]
-		oldValue, stored := old.Data["quote"]
-		if sent || stored {
+		if why := deny(&object, &old); why != "" {
 			resp.Allowed = false
-			resp.Result = &metav1.Status{Message: fmt.Sprintf("new value %q, stored value %q", newValue, oldValue)}
+			resp.Result = &metav1.Status{Message: why}
 		}
 		review.Response, review.Request = resp, nil
 		_ = json.NewEncoder(w).Encode(review)
@@ -145,6 +141,18 @@ webhooks:
 		}
 		return calls.Load() > 0
 	})
+}
+
+// quoteBoth denies a Secret holding the key "quote", sent or stored,
+// quoting both values (`new value "NEW", stored value "OLD"`), as a webhook
+// comparing them may.
+func quoteBoth(object, stored *corev1.Secret) string {
+	newValue, sent := object.Data["quote"]
+	oldValue, kept := stored.Data["quote"]
+	if !sent && !kept {
+		return ""
+	}
+	return fmt.Sprintf("new value %q, stored value %q", newValue, oldValue)
 }
 
 // quotedSecret is the Secret "q" holding quote: value, labelled l: v.
@@ -180,7 +188,7 @@ func TestRecordWritesMaskStoredValues(t *testing.T) {
 	if _, err := dynClient(t).Resource(secrets).Namespace(ns).Create(context.Background(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	quotingWebhook(t, ns)
+	quotingWebhook(t, ns, quoteBoth)
 	check("adopt", kapply(t, "adopt", "-f", dir, "-n", ns))
 	check("adopt --dry-run=server", kapply(t, "adopt", "-f", dir, "-n", ns, "--dry-run=server"))
 
@@ -188,7 +196,7 @@ func TestRecordWritesMaskStoredValues(t *testing.T) {
 	ns = cluster.Namespace(t)
 	dir = writeFiles(t, map[string]string{"q.yaml": quotedSecret(stored)})
 	mustApply(t, dir, ns, "secret/q created\n")
-	quotingWebhook(t, ns)
+	quotingWebhook(t, ns, quoteBoth)
 	writeFile(t, dir, "q.yaml", quotedSecret(filed))
 	check("last-applied set", kapply(t, "last-applied", "set", "-f", dir, "-n", ns))
 	check("release", kapply(t, "release", "-f", dir, "-n", ns, "--field", "metadata.labels.l"))
@@ -424,5 +432,53 @@ func TestForceKeepsTheCopyWhenTheDeleteMayHaveBeenDone(t *testing.T) {
 	if code != exitFailed || password != forceOldValue || newUID == uid || len(left) != 0 || !strings.Contains(errOut.String(), "the original object was restored") {
 		t.Errorf("exit %d, want %d and the original restored (password matches %v, uid %s, was %s), no copy left (%v)\n%s",
 			code, exitFailed, password == forceOldValue, newUID, uid, left, errOut.String())
+	}
+}
+
+// TestWebhookQuotingPartsOfValuesIsMasked: a webhook's denial that prints
+// bytes that are not UTF-8 as they are (they reach the client through
+// JSON, each stray byte U+FFFD), one line of a PEM key, or the parts of a
+// .dockerconfigjson (its auth, user:password, password): apply and diff
+// print them masked.
+func TestWebhookQuotingPartsOfValuesIsMasked(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	const binary = "\xff\xfe\x00bin-Kx9-\x80\xc3"
+	const keyLine = "MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQCjwLsvckDWBxJp"
+	pemKey := "-----BEGIN PRIVATE KEY-----\n" + keyLine + "\nWE4G4kCDtrP6JbPrxmzgI9YAXTbAz8kJdao275isjaTpPta0lzsmqp2AZOD5damC\n-----END PRIVATE KEY-----\n"
+	auth := b64("robot:Pw-Doc-9x7Q2z")
+	quotingWebhook(t, ns, func(object, _ *corev1.Secret) string {
+		switch {
+		case object.Data["raw"] != nil:
+			return "raw bytes " + string(object.Data["raw"]) + " refused"
+		case object.Data["tls.key"] != nil:
+			return "bad key line " + strings.Split(string(object.Data["tls.key"]), "\n")[1]
+		case object.Data[".dockerconfigjson"] != nil:
+			var config struct {
+				Auths map[string]struct{ Auth string }
+			}
+			_ = json.Unmarshal(object.Data[".dockerconfigjson"], &config)
+			a := config.Auths["r.example.com"].Auth
+			decoded, _ := base64.StdEncoding.DecodeString(a)
+			_, password, _ := strings.Cut(string(decoded), ":")
+			return fmt.Sprintf("registry r.example.com: auth %s, credentials %q, password %s refused", a, decoded, password)
+		}
+		return ""
+	})
+	dockerConfig := `{"auths":{"r.example.com":{"auth":"` + auth + `"}}}`
+	dir := writeFiles(t, map[string]string{
+		"raw.yaml":    fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: raw}\ndata: {raw: %s}\n", b64(binary)),
+		"key.yaml":    fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: key}\ndata: {tls.key: %s}\n", b64(pemKey)),
+		"docker.yaml": fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: docker}\ntype: kubernetes.io/dockerconfigjson\ndata: {.dockerconfigjson: %s}\n", b64(dockerConfig)),
+	})
+	leaks := []string{"bin-Kx9-", keyLine, auth, "robot:Pw-Doc-9x7Q2z", "Pw-Doc-9x7Q2z"}
+	for _, run := range [][]string{{"apply"}, {"diff"}} {
+		r := kapply(t, append(run, "-f", dir, "-n", ns)...)
+		assertAbsent(t, fmt.Sprint(run), r.stdout+r.stderr, leaks)
+		for _, want := range []string{"raw bytes *** refused", "bad key line ***", `auth ***, credentials "***", password *** refused`} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("%v: exit %d, no %q in\n%s", run, r.code, want, r.stderr)
+			}
+		}
 	}
 }
