@@ -78,9 +78,10 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 	warnings := newCommandWarnings(streams.ErrOut)
 	failed := 0
 	for _, a := range adoptions {
+		knowObjects(a.Live)
 		warnings.print(a.Warnings)
 		if a.Err != nil {
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", a.Err)
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(a.Err, secretsOf(a.Object.Obj, a.Live)...))
 			failed++
 			continue
 		}

@@ -254,10 +254,11 @@ func printEach(streams genericiooptions.IOStreams, results []apply.RecordResult,
 	suffix := dryRunSuffix(dryRun)
 	failed := 0
 	for _, res := range results {
+		knowObjects(res.Live)
 		warnings.print(res.Warnings)
 		switch {
 		case res.Err != nil:
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(res.Err, secretsOf(res.Object.Obj)...))
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(res.Err, secretsOf(res.Object.Obj, res.Live)...))
 			failed++
 		case res.Unchanged:
 			fmt.Fprintf(streams.Out, "%s unchanged%s\n", res.Object.Name(), suffix)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -65,6 +67,8 @@ type rootOptions struct {
 // clear among them, so those levels need --log-bodies.
 type logOptions struct {
 	bodies bool
+	// vmodule is klog's --vmodule, read back to find body levels set per file.
+	vmodule flag.Value
 }
 
 // bodyLevel is the first klog level at which client-go logs bodies.
@@ -85,19 +89,37 @@ func (o *logOptions) addFlags(flags *pflag.FlagSet) {
 		f.DefValue = f.Value.String()
 		flags.AddGoFlag(f)
 	}
+	o.vmodule = klogFlags.Lookup("vmodule").Value
 	flags.BoolVar(&o.bodies, "log-bodies", false, fmt.Sprintf("allow -v=%d and above, at which client-go logs request and response bodies, Secret values included", bodyLevel))
 }
 
 // start sends klog's output to stderr when -v asks for it, and refuses the
 // levels that log bodies without --log-bodies.
 func (o *logOptions) start(stderr io.Writer) error {
-	if klog.V(bodyLevel).Enabled() && !o.bodies {
+	if (klog.V(bodyLevel).Enabled() || o.vmoduleLogsBodies()) && !o.bodies {
 		return fmt.Errorf("-v=%d and above log request and response bodies, Secret values included; pass --log-bodies to allow it, or use -v=7 or less", bodyLevel)
 	}
 	if klog.V(1).Enabled() {
 		klog.SetOutput(stderr)
 	}
 	return nil
+}
+
+// vmoduleLogsBodies reports whether --vmodule sets any file to bodyLevel or
+// above: klog.V above answers for root.go only, and client-go's files log
+// the bodies. klog keeps the flag as it checked it, "PATTERN=N,...", and
+// exports no parser for it.
+func (o *logOptions) vmoduleLogsBodies() bool {
+	if o.vmodule == nil {
+		return false
+	}
+	for _, item := range strings.Split(o.vmodule.String(), ",") {
+		_, level, _ := strings.Cut(item, "=")
+		if n, err := strconv.Atoi(level); err == nil && n >= bodyLevel {
+			return true
+		}
+	}
+	return false
 }
 
 // newRootCommand is `kapply`, with kubeconfig flags from cli-runtime shared

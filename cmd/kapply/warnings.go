@@ -67,6 +67,13 @@ func knowSecrets(objects []*load.Object) {
 	for _, o := range objects {
 		objs = append(objs, o.Obj)
 	}
+	knowObjects(objs...)
+}
+
+// knowObjects adds the values of the Secrets among objs (live objects a
+// command read, whose values a webhook's warning may quote) to those no
+// warning prints.
+func knowObjects(objs ...*unstructured.Unstructured) {
 	secrets := secretsOf(objs...)
 	knownSecrets.mu.Lock()
 	defer knownSecrets.mu.Unlock()

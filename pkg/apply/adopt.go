@@ -54,7 +54,7 @@ func (r *runner) planAdoption(ctx context.Context, t *load.Object) (Adoption, er
 		return Adoption{}, err
 	}
 	changes, err := nextApply(t.Obj, live, r.schemas)
-	return Adoption{RecordResult: RecordResult{patch: patch}, Changes: changes}, err
+	return Adoption{RecordResult: RecordResult{Live: live, patch: patch}, Changes: changes}, err
 }
 
 // nextApply is what kapply apply of file would change once live carries

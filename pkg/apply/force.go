@@ -47,7 +47,7 @@ func (r *runner) replace(ctx context.Context, client dynamic.ResourceInterface, 
 	pruneNulls(body.Object)
 	// A resourceVersion the file sets belongs to the deleted object.
 	body.SetResourceVersion("")
-	if err := r.createAdmitted(ctx, client, body); err != nil {
+	if err := r.createAdmitted(ctx, client, body, live); err != nil {
 		return failed(fmt.Errorf("not deleting the object: %w", err))
 	}
 	saved, err := r.saveBackup(o, live)
@@ -86,23 +86,36 @@ func replaced(o *load.Object, created *unstructured.Unstructured, warnings []str
 
 // serverRefused tells a request the server answered with an error, so
 // that nothing was done, from one whose answer was lost (interrupted, the
-// connection cut), which may have been done.
+// connection cut), which may have been done. Retries given up on, by the
+// retry window or an interruption, count as lost: an earlier attempt's
+// answer may have been lost, and their last answer ("try again", a 504)
+// does not say the request was not done.
 func serverRefused(err error) bool {
 	var status apierrors.APIStatus
-	return errors.As(err, &status) && !answerWasLost(err)
+	var gaveUp *RetryError
+	return errors.As(err, &status) && !answerWasLost(err) && !errors.As(err, &gaveUp) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // createAdmitted asks the server whether it would create body, by a dry run
 // of the create while the live object still exists. The server checks the
 // name last, after validation and validating admission (webhooks,
 // ValidatingAdmissionPolicy), so AlreadyExists means body passed them; any
-// other refusal would also answer the real create, after the delete.
-func (r *runner) createAdmitted(ctx context.Context, client dynamic.ResourceInterface, body *unstructured.Unstructured) error {
-	err := r.retryTransient(ctx, func() error {
-		_, err := client.Create(ctx, body, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll},
-			FieldManager: r.opts.FieldManager, FieldValidation: r.opts.FieldValidation})
-		return err
-	})
+// other refusal would also answer the real create, after the delete —
+// except a Service's ports and IPs that live itself holds (see
+// withoutLiveAllocations).
+func (r *runner) createAdmitted(ctx context.Context, client dynamic.ResourceInterface, body, live *unstructured.Unstructured) error {
+	dryRun := func(obj *unstructured.Unstructured) error {
+		return r.retryTransient(ctx, func() error {
+			_, err := client.Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll},
+				FieldManager: r.opts.FieldManager, FieldValidation: r.opts.FieldValidation})
+			return err
+		})
+	}
+	err := dryRun(body)
+	if freed := withoutLiveAllocations(body, live); apierrors.IsInvalid(err) && freed != nil {
+		err = dryRun(freed)
+	}
 	// nil: the object is gone already, and the create would be taken.
 	if err == nil || apierrors.IsAlreadyExists(err) {
 		return nil

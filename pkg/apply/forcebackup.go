@@ -90,8 +90,14 @@ func backupPattern(live *unstructured.Unstructured) string {
 	}
 	parts = append(parts, live.GetName())
 	// Names never hold a path separator; a kind from a broken server might.
-	return strings.ReplaceAll(strings.Join(parts, "_"), string(filepath.Separator), "-") + "-*.yaml"
+	prefix := strings.ReplaceAll(strings.Join(parts, "_"), string(filepath.Separator), "-")
+	// A name may be 253 bytes and a namespace 63: cut the prefix so that
+	// the file's name stays under the 255 bytes a file system allows, with
+	// the random part (up to 10 digits) that keeps it unique.
+	return prefix[:min(len(prefix), maxBackupPrefix)] + "-*.yaml"
 }
+
+const maxBackupPrefix = 200
 
 // restorable is live without what the server assigns and refuses or
 // ignores on a create (identity, version, timestamps, ownership records):

@@ -20,6 +20,10 @@ import (
 // or EditLastApplied.
 type RecordResult struct {
 	Object *load.Object
+	// Live is the object as read to plan the write (nil when not read): an
+	// admission webhook sees, and may quote, its values, which the file's
+	// may not be; mask with both.
+	Live *unstructured.Unstructured
 	// Unchanged says the record already was what it would write: nothing
 	// was sent.
 	Unchanged bool
@@ -78,7 +82,7 @@ func (r *runner) planSet(ctx context.Context, o *load.Object, createMissing bool
 		return RecordResult{}, err
 	}
 	patch, err := lastapplied.Set(live, record, createMissing)
-	return RecordResult{Object: o, patch: patch}, err
+	return RecordResult{Object: o, Live: live, patch: patch}, err
 }
 
 // planEdit computes the patch that records edited, the YAML saved in place
@@ -99,7 +103,7 @@ func planEdit(o *load.Object, live *unstructured.Unstructured, before, edited []
 		return RecordResult{}, err
 	}
 	patch, err := lastapplied.Set(live, record, true)
-	return RecordResult{Object: o, patch: patch}, err
+	return RecordResult{Object: o, Live: live, patch: patch}, err
 }
 
 // ErrNotFound reports an object of a file that does not exist on the server.

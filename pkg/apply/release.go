@@ -33,7 +33,7 @@ func (a *Applier) Release(ctx context.Context, objects []*load.Object, opts Rele
 		if err != nil {
 			return Release{}, err
 		}
-		return Release{RecordResult: RecordResult{patch: patch}, StillSet: ownership.StillSet(o.Obj, opts.Fields)}, nil
+		return Release{RecordResult: RecordResult{Live: live, patch: patch}, StillSet: ownership.StillSet(o.Obj, opts.Fields)}, nil
 	}
 	return planThenWrite(ctx, a, objects, opts.Namespace, opts.RecordWrite, plan,
 		func(r *Release) *RecordResult { return &r.RecordResult })

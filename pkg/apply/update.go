@@ -36,7 +36,11 @@ func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o
 		case err == nil:
 			return ev
 		case (stale || !retry) && r.forceReplaces(err):
-			return r.replace(ctx, client, o, live, err)
+			ev := r.replace(ctx, client, o, live, err)
+			// The original's values, in live only, mask a denied restore's
+			// error that quotes them.
+			ev.Live = live
+			return ev
 		case stale:
 			ev.Outcome, ev.Err = Failed, staleFileError(o, live, err)
 			return ev

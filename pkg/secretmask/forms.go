@@ -66,8 +66,12 @@ func reachOf(s string) reach {
 // they are, without surrounding white space, escaped as Go (%q, %+q) and
 // JSON quote them (also twice: a JSON body quoted in a message), as Go
 // prints a []byte, and base64-encoded (standard and URL alphabets, padded
-// and raw). Forms that are empty or only white space are left out: there
-// is nothing to mask.
+// and raw); a value that is not UTF-8 also as JSON carries it (each
+// stray byte U+FFFD: a webhook's message printing the bytes reaches the
+// client so), and a value of several lines also line by line, for each
+// line that could not be ordinary text (a PEM key's base64 lines). Forms
+// that are empty or only white space are left out: there is nothing to
+// mask.
 func formsOf(values []string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -79,7 +83,7 @@ func formsOf(values []string) []string {
 		out = append(out, s)
 	}
 	for _, v := range values {
-		written := []string{v, strings.TrimSpace(v)}
+		written := []string{v, strings.TrimSpace(v), string([]rune(v))}
 		for _, w := range written[:2] {
 			once := quotedForms(w)
 			written = append(written, once...)
@@ -93,6 +97,13 @@ func formsOf(values []string) []string {
 		}
 		for _, w := range written {
 			add(w)
+		}
+		if strings.Contains(v, "\n") {
+			for _, line := range strings.Split(v, "\n") {
+				if line = strings.TrimSpace(line); !strings.ContainsAny(line, " \t") && reachOf(line) == anywhere {
+					add(line)
+				}
+			}
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package secretmask
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // identitySpans returns where text names one of the Secrets or one of
@@ -14,7 +15,9 @@ func identitySpans(text, places string, names []string) []span {
 	var out []span
 	for _, name := range names {
 		// Most texts name none of the Secrets: compile no pattern for them.
-		if name != "" && strings.Contains(text, name) {
+		// A name that is not UTF-8 is no name the server takes, and no
+		// pattern can hold it.
+		if name != "" && utf8.ValidString(name) && strings.Contains(text, name) {
 			out = append(out, groupSpans(places, name, text)...)
 		}
 	}

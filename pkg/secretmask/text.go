@@ -2,9 +2,12 @@ package secretmask
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Text returns text with every value of the given v1 Secrets masked as
@@ -57,16 +60,19 @@ func secretValues(objs []map[string]any) (values, names, namespaces []string) {
 		for _, field := range Fields() {
 			entries, _ := obj[field].(map[string]any)
 			for _, v := range entries {
-				if v == nil {
+				s, isString := v.(string)
+				if !isString {
+					values = appendLeaves(values, v)
 					continue
 				}
-				s := fmt.Sprint(v)
 				decoded, err := base64.StdEncoding.DecodeString(s)
 				if field != "data" || err != nil {
 					values = append(values, s)
+					values = appendJSONLeaves(values, s)
 					continue
 				}
 				values = append(values, string(decoded))
+				values = appendJSONLeaves(values, string(decoded))
 				// Its base64 forms hold s as stored, unless s is not
 				// canonical (the decoder ignores stray padding bits).
 				if base64.StdEncoding.EncodeToString(decoded) != s {
@@ -76,6 +82,48 @@ func secretValues(objs []map[string]any) (values, names, namespaces []string) {
 		}
 	}
 	return sortedSet(values), sortedSet(names), sortedSet(namespaces)
+}
+
+// appendLeaves appends what a value that is not a string holds: a number
+// or boolean as Go prints it, each leaf of a map or list (the server
+// refuses such a value, and its server-side apply error quotes it whole:
+// `got &value.valueUnstructured{Value:map[...]{"password":"..."}}`).
+func appendLeaves(values []string, v any) []string {
+	switch v := v.(type) {
+	case nil:
+	case string:
+		values = append(values, v)
+	case map[string]any:
+		for _, item := range v {
+			values = appendLeaves(values, item)
+		}
+	case []any:
+		for _, item := range v {
+			values = appendLeaves(values, item)
+		}
+	default:
+		values = append(values, fmt.Sprint(v))
+	}
+	return values
+}
+
+// appendJSONLeaves appends the strings a value that is a JSON object holds
+// (a .dockerconfigjson's auth and password), what each that is base64
+// decodes to (the auth's user:password), and the password of such a pair:
+// a message may quote one without the rest.
+func appendJSONLeaves(values []string, s string) []string {
+	var obj map[string]any
+	if !strings.HasPrefix(strings.TrimSpace(s), "{") || json.Unmarshal([]byte(s), &obj) != nil {
+		return values
+	}
+	for _, leaf := range appendLeaves(nil, obj) {
+		values = append(values, leaf)
+		if decoded, err := base64.StdEncoding.DecodeString(leaf); err == nil && len(decoded) >= shortForm && utf8.Valid(decoded) {
+			_, password, _ := strings.Cut(string(decoded), ":")
+			values = append(values, string(decoded), password)
+		}
+	}
+	return values
 }
 
 func sortedSet(items []string) []string {
@@ -150,17 +198,30 @@ const fieldEnds = "\n\r\t,;)]}\"'"
 
 // fieldValue reports an occurrence given as a field's value: after ": "
 // up to the end of the line or of the text, or one of fieldEnds; after
-// "=" also up to a space. A word after ": " followed by more words is
-// running text ("forbidden: secret values ...").
+// "=", or after a Go struct field's "{Name:" or " Name:" (%+v, %#v: the
+// server-side apply error's `valueUnstructured{Value:73519}`), also up to
+// a space. A word after ": " followed by more words is running text
+// ("forbidden: secret values ...").
 func fieldValue(text string, s span) bool {
 	before, after := text[:s.start], text[s.end:]
 	colon := strings.HasSuffix(before, ": ")
-	equals := strings.HasSuffix(before, "=") || strings.HasSuffix(before, "= ")
+	equals := strings.HasSuffix(before, "=") || strings.HasSuffix(before, "= ") || goStructField(before)
 	if !colon && !equals {
 		return false
 	}
 	return after == "" || strings.IndexByte(fieldEnds, after[0]) >= 0 || equals && after[0] == ' '
 }
+
+// goStructField reports text ending in a field name as Go's %+v and %#v
+// print a struct: "{Name:" or " Name:".
+func goStructField(text string) bool {
+	if !strings.HasSuffix(text, ":") {
+		return false
+	}
+	return goFieldName.MatchString(text[max(0, len(text)-64):])
+}
+
+var goFieldName = regexp.MustCompile(`[{ ][A-Z][A-Za-z0-9_]*:$`)
 
 // continuesWord reports whether a letter or digit continues s's first or
 // last character, itself a letter or digit, beyond s.

@@ -182,7 +182,8 @@ func FuzzText(f *testing.F) {
 			"stringData": map[string]any{"k": value}}
 		Text(text, obj)
 		quoted := `(` + strconv.Quote(value) + `)`
-		if strings.TrimSpace(value) != "" && strings.Contains(Text(quoted, obj), strconv.Quote(value)) {
+		// A value equal to the mask is masked into itself.
+		if strings.TrimSpace(value) != "" && value != Mask && strings.Contains(Text(quoted, obj), strconv.Quote(value)) {
 			t.Errorf("value %q left in %s", value, Text(quoted, obj))
 		}
 	})
