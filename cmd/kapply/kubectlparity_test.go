@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/apply"
 )
@@ -326,10 +327,8 @@ func TestValidateCustomResourceAsKubectl(t *testing.T) {
 	requireKubectl(t)
 	ns := cluster.Namespace(t)
 	group := "validate.example.com"
-	widget := func(spec string) string {
-		return fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: w}\nspec: {%s}\n", group, spec)
-	}
-	dir := writeFiles(t, map[string]string{"crd.yaml": widgetCRD(group)})
+	widget := func(spec string) string { return fixture.Widget(group, "", "w", spec) }
+	dir := writeFiles(t, map[string]string{"crd.yaml": fixture.WidgetCRD(group)})
 	if r := kapply(t, "apply", "-f", dir); r.code != 0 {
 		t.Fatalf("CRD: exit %d\n%s", r.code, r.stderr)
 	}
