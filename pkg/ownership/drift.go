@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/schema"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // Drift is what happened to an applied object since its last apply.
@@ -97,7 +98,7 @@ func compareLeaf(l Leaf, live map[string]any) (ChangedField, bool) {
 // the value whose digest a redacted record holds. v comes from
 // liveValueOf: data.KEY as stored (base64), stringData.KEY already decoded.
 func matchesRedacted(live map[string]any, l Leaf, v any) bool {
-	for _, field := range lastapplied.SecretFields() {
+	for _, field := range secretmask.Fields() {
 		if key, ok := secretEntry(live, l, field); ok {
 			return lastapplied.MatchesRedacted(l.Value, field, key, v)
 		}
@@ -125,7 +126,7 @@ func isEmptyOrNil(v any) bool {
 
 // secretEntry returns KEY when l is field.KEY of a Secret.
 func secretEntry(obj map[string]any, l Leaf, field string) (string, bool) {
-	if !lastapplied.IsSecret(obj) || len(l.Path) != 2 || !l.Path[0].IsField() || l.Path[0].Field != field || !l.Path[1].IsField() {
+	if !secretmask.IsSecret(obj) || len(l.Path) != 2 || !l.Path[0].IsField() || l.Path[0].Field != field || !l.Path[1].IsField() {
 		return "", false
 	}
 	return l.Path[1].Field, true
