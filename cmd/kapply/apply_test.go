@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
@@ -325,9 +326,9 @@ func TestApplyTreeWithCRDAndNamespace(t *testing.T) {
 	ns := "tree-" + suffix[:min(len(suffix), 20)]
 	group := suffix[:min(len(suffix), 20)] + ".example.com"
 	dir := writeFiles(t, map[string]string{
-		"1-widget.yaml": fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: w1, namespace: %s}\nspec: {size: 3}\n", group, ns),
+		"1-widget.yaml": fixture.Widget(group, ns, "w1", "size: 3"),
 		"2-cm.yaml":     fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: %s}\n", ns),
-		"3-crd.yaml":    widgetCRD(group),
+		"3-crd.yaml":    fixture.WidgetCRD(group),
 		"4-ns.yaml":     fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n", ns),
 	})
 	r := kapply(t, "apply", "-f", dir)
@@ -345,27 +346,4 @@ func TestApplyTreeWithCRDAndNamespace(t *testing.T) {
 	if _, err := dynClient(t).Resource(widgets).Namespace(ns).Get(context.Background(), "w1", metav1.GetOptions{}); err != nil {
 		t.Errorf("widget not created: %v", err)
 	}
-}
-
-func widgetCRD(group string) string {
-	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.%[1]s}
-spec:
-  group: %[1]s
-  names: {kind: Widget, plural: widgets, singular: widget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-`, group)
 }

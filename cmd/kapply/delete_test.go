@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/internal/testcluster"
 )
 
@@ -25,9 +26,9 @@ func TestDeleteTreeInOrder(t *testing.T) {
 	ns, group := "deltree", "deltree.example.com"
 	dir := writeFiles(t, map[string]string{
 		"a-ns.yaml":  fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n", ns),
-		"b-crd.yaml": widgetCRD(group),
-		"c-w1.yaml":  fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: w1, namespace: %s}\n", group, ns),
-		"d-w2.yaml":  fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: w2, namespace: %s}\n", group, ns),
+		"b-crd.yaml": fixture.WidgetCRD(group),
+		"c-w1.yaml":  fixture.Widget(group, ns, "w1", ""),
+		"d-w2.yaml":  fixture.Widget(group, ns, "w2", ""),
 		"e-cm.yaml":  fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: %s}\n", ns),
 	})
 	if r := kapply(t, "apply", "-f", dir); r.code != 0 {

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
@@ -323,13 +324,9 @@ func TestSelectorPruneDeletesObjectsWithACompactRecord(t *testing.T) {
 // corpus.
 func bigCRD(t *testing.T, group string) map[string]any {
 	t.Helper()
-	dir := os.Getenv("KAPPLY_REALWORLD")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "realworld")
-	}
-	content, err := os.ReadFile(filepath.Join(dir, "prometheus-operator", "monitoring.coreos.com_prometheuses.yaml"))
+	content, err := os.ReadFile(filepath.Join(fixture.RealWorldDir(t), "prometheus-operator", "monitoring.coreos.com_prometheuses.yaml"))
 	if err != nil {
-		t.Skipf("no real-world corpus (set KAPPLY_REALWORLD): %v", err)
+		t.Skipf("no real-world corpus (set %s): %v", fixture.RealWorldEnv, err)
 	}
 	var crd map[string]any
 	if err := yaml.Unmarshal(content, &crd); err != nil {

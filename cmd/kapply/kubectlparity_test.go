@@ -8,16 +8,39 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
 
+	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/apply"
 )
+
+// waitServed waits until the server's discovery lists resource in
+// groupVersion: a new CRD's kind is served some time after its creation,
+// and a later run (a new process) maps kinds by discovery.
+func waitServed(t *testing.T, groupVersion, resource string) {
+	t.Helper()
+	client, err := discovery.NewDiscoveryClientForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		list, err := client.ServerResourcesForGroupVersion(groupVersion)
+		return err == nil && slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == resource }), nil
+	})
+	if err != nil {
+		t.Fatalf("%s of %s not served: %v", resource, groupVersion, err)
+	}
+}
 
 // kubectlRun runs kubectl on the test cluster with stdin and returns what
 // it printed and its exit code, failing the test only if it cannot run.
@@ -326,13 +349,12 @@ func TestValidateCustomResourceAsKubectl(t *testing.T) {
 	requireKubectl(t)
 	ns := cluster.Namespace(t)
 	group := "validate.example.com"
-	widget := func(spec string) string {
-		return fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: w}\nspec: {%s}\n", group, spec)
-	}
-	dir := writeFiles(t, map[string]string{"crd.yaml": widgetCRD(group)})
+	widget := func(spec string) string { return fixture.Widget(group, "", "w", spec) }
+	dir := writeFiles(t, map[string]string{"crd.yaml": fixture.WidgetCRD(group)})
 	if r := kapply(t, "apply", "-f", dir); r.code != 0 {
 		t.Fatalf("CRD: exit %d\n%s", r.code, r.stderr)
 	}
+	waitServed(t, group+"/v1", "widgets")
 	files := writeFiles(t, map[string]string{"w.yaml": widget("size: 1, colour: red")})
 	path := filepath.Join(files, "w.yaml")
 	r := kapply(t, "apply", "-f", files, "-n", ns)

@@ -68,7 +68,7 @@ func maskEventSecrets(events []apply.Event) []apply.Event {
 func secretsOf(objs ...*unstructured.Unstructured) []map[string]any {
 	var out []map[string]any
 	for _, obj := range objs {
-		if obj == nil || obj.GetKind() != "Secret" || obj.GetAPIVersion() != "v1" {
+		if obj == nil || !secretmask.IsSecret(obj.Object) {
 			continue
 		}
 		out = append(out, obj.Object)

@@ -115,7 +115,7 @@ func maskSecretValues(d *ownership.Drift, file map[string]any) {
 		return
 	}
 	for i, c := range d.Changed {
-		if !diff.IsSecretValue(file, topField(c.Path)) {
+		if len(c.Path) == 0 || !diff.IsSecretValue(file, c.Path[0].Field) {
 			continue
 		}
 		live := c.Live
@@ -128,15 +128,6 @@ func maskSecretValues(d *ownership.Drift, file map[string]any) {
 			d.Changed[i].Live = masked
 		}
 	}
-}
-
-// topField is the first field of a printed path: "data" of
-// data["tls.crt"] or data.password.
-func topField(path string) string {
-	if i := strings.IndexAny(path, ".["); i >= 0 {
-		return path[:i]
-	}
-	return path
 }
 
 func printStatusJSON(w io.Writer, statuses []apply.ObjectStatus) error {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
@@ -23,11 +24,11 @@ func TestApplyTreeWithTwoCustomResourcesReappliesUnchanged(t *testing.T) {
 	testcluster.Require(t, cluster)
 	ns, group := "tree2", "tree2.example.com"
 	dir := writeFiles(t, map[string]string{
-		"crs/w1.yaml":    fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: w1, namespace: %s}\nspec: {size: 1}\n", group, ns),
-		"crs/w2.yaml":    fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: w2, namespace: %s}\nspec: {size: 2}\n", group, ns),
+		"crs/w1.yaml":    fixture.Widget(group, ns, "w1", "size: 1"),
+		"crs/w2.yaml":    fixture.Widget(group, ns, "w2", "size: 2"),
 		"app/cm.yaml":    fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: %s}\ndata: {a: b}\n", ns),
 		"app/svc.yaml":   fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata: {name: svc, namespace: %s}\nspec: {ports: [{port: 80}]}\n", ns),
-		"defs/crd.yaml":  widgetCRD(group),
+		"defs/crd.yaml":  fixture.WidgetCRD(group),
 		"defs/ns.yaml":   fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n", ns),
 		"defs/readme.md": "not a manifest, ignored by extension",
 	})
@@ -172,8 +173,8 @@ func TestApplyDryRunOfCRDAndCustomResource(t *testing.T) {
 	ns := cluster.Namespace(t)
 	group := "dryrun.example.com"
 	dir := writeFiles(t, map[string]string{
-		"crd.yaml": widgetCRD(group),
-		"w.yaml":   fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 1}\n", group),
+		"crd.yaml": fixture.WidgetCRD(group),
+		"w.yaml":   fixture.Widget(group, "", "w", "size: 1"),
 	})
 	r := kapply(t, "apply", "-f", dir, "-n", ns, "--dry-run=client")
 	want := fmt.Sprintf("customresourcedefinition.apiextensions.k8s.io/widgets.%s created (dry run)\nwidget.%s/w created (dry run)\n", group, group)

@@ -12,13 +12,13 @@ import (
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
-)
 
-// realworld holds install manifests users apply (see its SOURCES.md).
-const realworld = "../../../shared/realworld"
+	"github.com/kapply/kapply/internal/fixture"
+)
 
 // realObjects returns the objects of the real-world manifests as JSON.
 func realObjects(t testing.TB) [][]byte {
+	realworld := fixture.RealWorldDir(t)
 	files, err := filepath.Glob(filepath.Join(realworld, "*", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Skipf("no manifests in %s (%v)", realworld, err)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
@@ -192,7 +193,7 @@ func TestBigCRD(t *testing.T) {
 // (a 485 KB record) from the real-world corpus, when it is there.
 func TestRealCRDPastTheLimit(t *testing.T) {
 	requireCluster(t)
-	path := filepath.Join("..", "..", "..", "shared", "realworld", "prometheus-operator", "monitoring.coreos.com_prometheuses.yaml")
+	path := filepath.Join(fixture.RealWorldDir(t), "prometheus-operator", "monitoring.coreos.com_prometheuses.yaml")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("no real-world corpus: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/schema"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // ConflictError refuses an object under NoOverwrite (kubectl's
@@ -37,7 +38,7 @@ func (e *ConflictError) Error() string {
 func refuseConflicts(kind *schema.Kind, last, file map[string]any, live *unstructured.Unstructured, plan *merge.Plan) error {
 	// The record is the tool's own: it changes on every apply.
 	current := withoutRecord(live).Object
-	secret := lastapplied.IsSecret(live.Object)
+	secret := secretmask.IsSecret(live.Object)
 	if secret {
 		current = withRecordedStringData(last, current)
 	}
@@ -46,7 +47,7 @@ func refuseConflicts(kind *schema.Kind, last, file map[string]any, live *unstruc
 			return true
 		}
 		// A redacted Secret record holds a digest of each value.
-		return secret && len(path) == 2 && slices.Contains(lastapplied.SecretFields(), path[0].Field) &&
+		return secret && len(path) == 2 && slices.Contains(secretmask.Fields(), path[0].Field) &&
 			lastapplied.MatchesRedacted(recorded, path[0].Field, path[1].Field, value)
 	}
 	if fields := plan.Conflicts(kind, last, file, current, same); len(fields) > 0 {

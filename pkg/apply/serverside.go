@@ -13,14 +13,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/csaupgrade"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/ownership"
 )
 
 // lastAppliedFieldPath is where the client-side record lives in managedFields.
-var lastAppliedFieldPath = fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", "annotations", lastapplied.Annotation))
+var lastAppliedFieldPath = ownership.SMDSet(fieldpath.Fields("metadata", "annotations", lastapplied.Annotation))
 
 // serverSideApply sends the file as an apply patch. Under kubectl's
 // manager the object keeps a last-applied record, so a later switch back to

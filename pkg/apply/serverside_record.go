@@ -8,12 +8,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/csaupgrade"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // lastAppliedFieldManager is kubectl's manager of the last-applied record
@@ -93,8 +93,6 @@ func (r *runner) applyRecord(ctx context.Context, client dynamic.ResourceInterfa
 	return applied, nil
 }
 
-var secretGK = schema.GroupKind{Kind: "Secret"}
-
 // redactsSecretRecord reports a Secret whose record is to be redacted,
 // applied under kubectl's manager: the API server rewrites the record of
 // every object such a patch applies, from the patch, values in clear. Its
@@ -102,7 +100,7 @@ var secretGK = schema.GroupKind{Kind: "Secret"}
 // wrote (kubectl's manager owns it once upgraded).
 func (r *runner) redactsSecretRecord(o *load.Object) bool {
 	return r.opts.FieldManager == ServerSideFieldManager && r.opts.SecretRecord == lastapplied.RedactSecrets &&
-		o.Obj.GroupVersionKind().GroupKind() == secretGK
+		secretmask.IsSecret(o.Obj.Object)
 }
 
 // secretRecordWarning says when a Secret kept a record all the same (owned

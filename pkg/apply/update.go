@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"maps"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/merge"
@@ -111,15 +111,16 @@ func (r *runner) patchedOutcome(o *load.Object, live, patched *unstructured.Unst
 // keeps the resourceVersion, so the object is unchanged — where kubectl says
 // configured. When the resourceVersion did move, a controller may have
 // written in between (a new CRD's status), so the returned object is
-// compared with live, leaving out what no write of ours sets; a dry run
-// never moves the resourceVersion and is always compared.
+// compared with live, leaving out what no write of ours sets, by the
+// engine's equality (the one the plan was made with); a dry run never
+// moves the resourceVersion and is always compared.
 func writeOutcome(live, written *unstructured.Unstructured, dryRun, withStatus bool) Outcome {
 	switch {
 	case live == nil:
 		return Created
 	case !dryRun && live.GetResourceVersion() == written.GetResourceVersion():
 		return Unchanged
-	case equality.Semantic.DeepEqual(storedContent(live, withStatus), storedContent(written, withStatus)):
+	case fieldpath.Equal(storedContent(live, withStatus), storedContent(written, withStatus)):
 		return Unchanged
 	}
 	return Configured

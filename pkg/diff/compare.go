@@ -45,19 +45,22 @@ func Compare(obj Object, opts Options) (Comparison, error) {
 	if c.After, err = toYAML(after); err != nil {
 		return c, fmt.Errorf("rendering merged %s: %w", obj.Ref, err)
 	}
-	c.Outcome = outcome(live, c)
+	c.Outcome = outcome(live, after, obj.After == nil)
 	c.secret = secret
 	c.Object.Live, c.Object.After = nil, nil
 	return c, nil
 }
 
-func outcome(live map[string]any, c Comparison) Outcome {
+// outcome compares the sides by value with the engine's equality, not by
+// their YAML, so that diff calls unchanged what apply does (an empty map
+// and a nil one are one value, rendered {} and null).
+func outcome(live, after map[string]any, deleted bool) Outcome {
 	switch {
 	case live == nil:
 		return Created
-	case c.Object.After == nil:
+	case deleted:
 		return Deleted
-	case c.Live == c.After:
+	case fieldpath.Equal(live, after):
 		return Unchanged
 	}
 	return Changed

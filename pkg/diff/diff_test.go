@@ -240,6 +240,12 @@ func TestCompareOutcomes(t *testing.T) {
 		"created":               {newObject(t), Created, 4},
 		"only noise differs":    {sameObject(t), Unchanged, 0},
 		"secret via stringData": {Object{Ref: "secret/s", Live: obj(t, liveSecret), After: foldedSecret(t)}, Unchanged, 0},
+		// Values the engine's equality (fieldpath.Equal) holds the same are
+		// unchanged for diff too, whatever their YAML: an empty map and a
+		// nil one render as {} and null.
+		"empty and nil map": {Object{Ref: "configmap/c", Live: map[string]any{"data": map[string]any{}}, After: map[string]any{"data": map[string]any(nil)}}, Unchanged, 0},
+		"int and float":     {Object{Ref: "configmap/c", Live: map[string]any{"n": int64(1000000)}, After: map[string]any{"n": float64(1e6)}}, Unchanged, 0},
+		"number changed":    {Object{Ref: "configmap/c", Live: map[string]any{"n": int64(1000000)}, After: map[string]any{"n": float64(1.5e6)}}, Changed, 1},
 	}
 	for name, tc := range cases {
 		c, err := Compare(tc.obj, Options{})

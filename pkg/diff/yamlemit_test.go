@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapply/kapply/internal/fixture"
 )
 
 // The tests hold emitYAML to the bytes of goyaml.Marshal, the oracle: where
@@ -406,9 +408,15 @@ func manifests(t testing.TB, dir string) []map[string]any {
 }
 
 // TestEmitYAMLManifests compares real manifests: this repository's and,
-// where present, those in /work/shared/realworld.
+// where present, those of the real-world corpus.
 func TestEmitYAMLManifests(t *testing.T) {
-	for _, dir := range []string{"../../testdata", "/work/shared/realworld"} {
+	dirs := []string{"../../testdata"}
+	if realWorld, err := fixture.FindRealWorld(); err == nil {
+		dirs = append(dirs, realWorld)
+	} else {
+		t.Log(err)
+	}
+	for _, dir := range dirs {
 		if _, err := os.Stat(dir); err != nil {
 			t.Logf("skipping %s: %v", dir, err)
 			continue

@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapply/kapply/internal/fixture"
 )
 
 func fromYAML(t *testing.T, s string) *unstructured.Unstructured {
@@ -129,7 +131,8 @@ spec:
 }
 
 func TestExportUnknownKindNotes(t *testing.T) {
-	live := fromYAML(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, uid: x}\nspec: {size: 3}\n")
+	live := fromYAML(t, fixture.Widget(fixture.WidgetGroup, "", "w", "size: 3"))
+	live.SetUID("x")
 	got, notes := Export(live)
 	if _, has := got.Object["metadata"].(map[string]any)["uid"]; has {
 		t.Error("uid kept")

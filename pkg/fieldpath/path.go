@@ -49,6 +49,16 @@ func Value(v any) Element { return Element{Value: v, kind: valueElement} }
 // Index is the element at position i of an atomic list.
 func Index(i int) Element { return Element{Index: i, kind: indexElement} }
 
+// KeyOf is the element of a keyed list that selects elem by the key fields
+// names, with elem's values of them.
+func KeyOf(elem map[string]any, names []string) Element {
+	kvs := make([]KeyValue, len(names))
+	for i, n := range names {
+		kvs[i] = KeyValue{Name: n, Value: elem[n]}
+	}
+	return Key(kvs)
+}
+
 // IsField reports whether e is a map field.
 func (e Element) IsField() bool { return e.kind == fieldElement }
 
@@ -86,6 +96,10 @@ func (p Path) String() string {
 	}
 	return b.String()
 }
+
+// MarshalText makes JSON and YAML print the path as String does (as
+// `kapply status -o json` shows it), not as a list of elements.
+func (p Path) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
 // String prints one element as it appears after a parent.
 func (e Element) String() string { return e.text(true) }

@@ -123,3 +123,13 @@ func TestPathRemoveMissing(t *testing.T) {
 		}
 	}
 }
+
+func TestPathMarshalsAsText(t *testing.T) {
+	p := Fields("metadata", "labels", "app.kubernetes.io/name")
+	keyed := Fields("spec", "ports").Child(KeyOf(map[string]any{"port": int64(80), "protocol": "TCP", "name": "web"}, []string{"port", "protocol"}))
+	out, err := json.Marshal(map[string]Path{"a": p, "b": keyed, "c": nil})
+	want := `{"a":"metadata.labels[\"app.kubernetes.io/name\"]","b":"spec.ports[port=80,protocol=TCP]","c":""}`
+	if err != nil || string(out) != want {
+		t.Errorf("got %s, %v; want %s", out, err, want)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
-	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // ErrNoRecord reports an object without a last-applied record, in kubectl's
@@ -119,13 +118,6 @@ func SameAsRecorded(v, r any) bool {
 	}
 	return fieldpath.Equal(v, r)
 }
-
-// IsSecret reports whether obj is a core v1 Secret, whose values a
-// redacted record keeps as digests.
-func IsSecret(obj map[string]any) bool { return secretmask.IsSecret(obj) }
-
-// SecretFields are the fields of a Secret that hold its values.
-func SecretFields() []string { return append([]string(nil), secretFields...) }
 
 // LiveStringData is the live value of a Secret's stringData.KEY. The
 // server writes each stringData entry base64-encoded under data and keeps

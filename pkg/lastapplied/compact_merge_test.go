@@ -8,53 +8,18 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
-// gadgetCRD gives the compacted fields their list strategies: a list keyed
-// by name, a set, and an object of unknown fields inside the elements.
-const gadgetCRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              blob: {type: string}
-              other: {type: string}
-              byName:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  properties:
-                    name: {type: string}
-                    value: {type: string}
-                    config: {type: object, x-kubernetes-preserve-unknown-fields: true}
-              tags:
-                type: array
-                x-kubernetes-list-type: set
-                items: {type: string}
-`
-
+// gadgetKind gives the compacted fields their list strategies, by the Widget
+// CRD: spec.byName a list keyed by name, spec.tags a set, and an object of
+// unknown fields (config) inside byName's elements.
 func gadgetKind(t *testing.T) *schema.Kind {
 	t.Helper()
 	var crd apiextensionsv1.CustomResourceDefinition
-	if err := yaml.UnmarshalStrict([]byte(gadgetCRD), &crd); err != nil {
+	if err := yaml.UnmarshalStrict([]byte(fixture.WidgetCRD(fixture.WidgetGroup)), &crd); err != nil {
 		t.Fatal(err)
 	}
 	kind, err := schema.FromCRD(&crd, "v1")

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kapply/kapply/pkg/fieldpath"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kapply/kapply/internal/fixture"
+	"github.com/kapply/kapply/pkg/fieldpath"
 )
 
 // noise is n bytes of deterministic text that gzip cannot shrink much
@@ -25,9 +27,10 @@ func noise(seed string, n int) string {
 	return base64.StdEncoding.EncodeToString(raw)[:n]
 }
 
+// widget is a Widget (internal/fixture) named w with spec.
 func widget(spec map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
+		"apiVersion": fixture.WidgetGroup + "/v1", "kind": "Widget",
 		"metadata": map[string]any{"name": "w"},
 		"spec":     spec,
 	}}

@@ -32,7 +32,7 @@ func TestDriftReadsAnElidedRecord(t *testing.T) {
 	edited := live.DeepCopy()
 	edited.Object["spec"].(map[string]any)["byName"].([]any)[0].(map[string]any)["config"].(map[string]any)["text"] = lastapplied.LongText + "!"
 	d, err := ownership.FindDrift(edited, nil, lastapplied.GadgetKind(t), owners, nil)
-	if err != nil || len(d.Changed) != 1 || d.Changed[0].Path != "spec.byName[name=a].config.text" {
+	if err != nil || len(d.Changed) != 1 || d.Changed[0].Path.String() != "spec.byName[name=a].config.text" {
 		t.Errorf("drift %+v, err %v; want spec.byName[name=a].config.text", d, err)
 	}
 }
@@ -57,7 +57,7 @@ func TestDriftComparesRedactedDigests(t *testing.T) {
 	d, err = ownership.FindDrift(live, nil, nil, &ownership.Ownership{}, nil)
 	var paths []string
 	for _, c := range d.Changed {
-		paths = append(paths, c.Path)
+		paths = append(paths, c.Path.String())
 	}
 	if err != nil || strings.Join(paths, ",") != "data.token,stringData.password" {
 		t.Errorf("changed values: drift at %v, err %v; want data.token and stringData.password", paths, err)

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/internal/jsonmap"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // Read returns the last-applied configuration recorded on a live object —
@@ -49,7 +50,7 @@ func readKubectlRecord(raw string, live *unstructured.Unstructured) (map[string]
 // whole, a character of a string — so for a Secret, whose record may hold
 // its values, only where decoding stopped is told.
 func decodeError(kind, err error, live *unstructured.Unstructured) error {
-	if !IsSecret(live.Object) {
+	if !secretmask.IsSecret(live.Object) {
 		return fmt.Errorf("%w: %w", kind, err)
 	}
 	var at *jsonmap.Error

@@ -10,11 +10,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
-)
 
-// realWorld is the corpus of public install manifests the project is checked
-// against; it lives outside the repository.
-const realWorld = "../../../shared/realworld"
+	"github.com/kapply/kapply/internal/fixture"
+)
 
 // TestRealWorldRecordsFit: every object of the real-world corpus gets a
 // record the API server accepts; those past the limit (6 CRDs of
@@ -67,6 +65,7 @@ func checkExact(t *testing.T, obj, out *unstructured.Unstructured) {
 
 func readRealWorld(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
+	realWorld := fixture.RealWorldDir(t)
 	files, err := filepath.Glob(filepath.Join(realWorld, "*", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +107,7 @@ func readManifest(t testing.TB, file string) []*unstructured.Unstructured {
 // BenchmarkAttachRealCRD: the cost of the compact record of the largest
 // real CRD (prometheus-operator's Prometheus, a 485 KB record) per apply.
 func BenchmarkAttachRealCRD(b *testing.B) {
-	file := filepath.Join(realWorld, "prometheus-operator", "monitoring.coreos.com_prometheuses.yaml")
+	file := filepath.Join(fixture.RealWorldDir(b), "prometheus-operator", "monitoring.coreos.com_prometheuses.yaml")
 	if _, err := os.Stat(file); err != nil {
 		b.Skipf("no real-world corpus: %v", err)
 	}

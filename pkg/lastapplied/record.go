@@ -104,9 +104,6 @@ func ParseSecretRecord(s string) (SecretRecord, error) {
 	return 0, fmt.Errorf(`the Secret record must be "redacted" or "plain", not %q`, s)
 }
 
-// secretFields hold a Secret's values.
-var secretFields = secretmask.Fields()
-
 // A redacted value reads "kapply:sha256:SALT:SUM": SALT the 12-byte salt
 // in unpadded base64url (16 characters), SUM the first 16 bytes of
 // SHA-256(salt, key, 0, value) in hex. value is the bytes the entry stands
@@ -209,7 +206,7 @@ func redactSecret(obj map[string]any, s salt) map[string]any {
 	for k, v := range obj {
 		out[k] = v
 	}
-	for _, field := range secretFields {
+	for _, field := range secretmask.Fields() {
 		values, ok := obj[field].(map[string]any)
 		if !ok {
 			continue
@@ -228,7 +225,7 @@ func redactSecret(obj map[string]any, s salt) map[string]any {
 
 // hasPlainValue reports a Secret value that is not redacted.
 func hasPlainValue(obj map[string]any) bool {
-	for _, field := range secretFields {
+	for _, field := range secretmask.Fields() {
 		values, _ := obj[field].(map[string]any)
 		for _, v := range values {
 			if v != nil && !IsRedacted(v) {
@@ -242,7 +239,7 @@ func hasPlainValue(obj map[string]any) bool {
 // redactedCopy returns obj with its Secret values redacted (see saltFor);
 // obj itself when it is not a v1 Secret.
 func redactedCopy(obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if !IsSecret(obj.Object) {
+	if !secretmask.IsSecret(obj.Object) {
 		return obj, nil
 	}
 	s, err := saltFor(obj.Object, live)
@@ -287,7 +284,7 @@ func saltFor(obj map[string]any, live *unstructured.Unstructured) (salt, error) 
 // saltIn returns the salt of the first redacted value of obj's data or
 // stringData.
 func saltIn(obj map[string]any) (salt, bool) {
-	for _, field := range secretFields {
+	for _, field := range secretmask.Fields() {
 		values, _ := obj[field].(map[string]any)
 		for _, key := range slices.Sorted(maps.Keys(values)) {
 			if r, ok := parseRedacted(values[key]); ok {

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // View returns live's last-applied record as `kubectl apply
@@ -48,7 +50,7 @@ func View(live *unstructured.Unstructured, format string) ([]byte, error) {
 // record with every value redacted. Other records, and Secret records
 // redacted already, are raw as it is.
 func redactedView(raw []byte, live *unstructured.Unstructured) ([]byte, error) {
-	if !IsSecret(live.Object) {
+	if !secretmask.IsSecret(live.Object) {
 		return raw, nil
 	}
 	record := map[string]any{}

@@ -7,15 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kapply/kapply/internal/fixture"
 )
 
 // TestReadLocalRealWorld: the install manifests of seven projects, each file
 // given by name and the whole tree with -R, with and without selectors.
 func TestReadLocalRealWorld(t *testing.T) {
-	root := "../../../shared/realworld"
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("no real-world corpus: %v", err)
-	}
+	root := fixture.RealWorldDir(t)
 	var names []string
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {

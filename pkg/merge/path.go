@@ -17,11 +17,7 @@ func (a *at) field(name string) *at {
 }
 
 func (a *at) key(names []string, elem map[string]any) *at {
-	kvs := make([]fieldpath.KeyValue, len(names))
-	for i, n := range names {
-		kvs[i] = fieldpath.KeyValue{Name: n, Value: elem[n]}
-	}
-	return &at{parent: a, elem: fieldpath.Key(kvs)}
+	return &at{parent: a, elem: fieldpath.KeyOf(elem, names)}
 }
 
 func (a *at) value(v any) *at {

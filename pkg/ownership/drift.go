@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/schema"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // Drift is what happened to an applied object since its last apply.
@@ -24,8 +25,8 @@ type Drift struct {
 
 // ChangedField is one field of the record whose live value differs.
 type ChangedField struct {
-	Path        string `json:"path"`
-	LastApplied any    `json:"lastApplied"`
+	Path        fieldpath.Path `json:"path"`
+	LastApplied any            `json:"lastApplied"`
 	// Live is absent (nil, LiveMissing) when someone removed the field.
 	Live        any  `json:"live,omitempty"`
 	LiveMissing bool `json:"liveMissing,omitempty"`
@@ -35,8 +36,8 @@ type ChangedField struct {
 
 // OwnedField is a field and the managers that own it.
 type OwnedField struct {
-	Path     string   `json:"path"`
-	Managers []string `json:"managers"`
+	Path     fieldpath.Path `json:"path"`
+	Managers []string       `json:"managers"`
 }
 
 // FindDrift compares live with its last-applied record, field by field
@@ -76,7 +77,7 @@ func rootOf(kind *schema.Kind) *schema.Node {
 }
 
 func compareLeaf(l Leaf, live map[string]any) (ChangedField, bool) {
-	c := ChangedField{Path: l.Name, LastApplied: l.Value}
+	c := ChangedField{Path: l.Path, LastApplied: l.Value}
 	if isEmptyOrNil(l.Value) {
 		// An empty map or list in the record manages no entry of it.
 		return c, false
@@ -97,7 +98,7 @@ func compareLeaf(l Leaf, live map[string]any) (ChangedField, bool) {
 // the value whose digest a redacted record holds. v comes from
 // liveValueOf: data.KEY as stored (base64), stringData.KEY already decoded.
 func matchesRedacted(live map[string]any, l Leaf, v any) bool {
-	for _, field := range lastapplied.SecretFields() {
+	for _, field := range secretmask.Fields() {
 		if key, ok := secretEntry(live, l, field); ok {
 			return lastapplied.MatchesRedacted(l.Value, field, key, v)
 		}
@@ -125,7 +126,7 @@ func isEmptyOrNil(v any) bool {
 
 // secretEntry returns KEY when l is field.KEY of a Secret.
 func secretEntry(obj map[string]any, l Leaf, field string) (string, bool) {
-	if !lastapplied.IsSecret(obj) || len(l.Path) != 2 || !l.Path[0].IsField() || l.Path[0].Field != field || !l.Path[1].IsField() {
+	if !secretmask.IsSecret(obj) || len(l.Path) != 2 || !l.Path[0].IsField() || l.Path[0].Field != field || !l.Path[1].IsField() {
 		return "", false
 	}
 	return l.Path[1].Field, true
@@ -164,7 +165,7 @@ func foreignFields(leaves []Leaf, owners *Ownership, appliers []string) []OwnedF
 			}
 		}
 		if len(others) > 0 {
-			out = append(out, OwnedField{Path: l.Name, Managers: others})
+			out = append(out, OwnedField{Path: l.Path, Managers: others})
 		}
 	}
 	return out
@@ -237,7 +238,7 @@ func walkList(list []any, n *schema.Node, at fieldpath.Path, visit func(Leaf)) b
 	case strategy == schema.Map && len(keys) > 0 && allKeyed(list, keys):
 		for _, item := range list {
 			elem := item.(map[string]any)
-			walk(elem, n.Item(), at.Child(keyElement(elem, keys)), visit)
+			walk(elem, n.Item(), at.Child(fieldpath.KeyOf(elem, keys)), visit)
 		}
 		return true
 	}
@@ -257,12 +258,4 @@ func allKeyed(list []any, keys []string) bool {
 		}
 	}
 	return true
-}
-
-func keyElement(elem map[string]any, keys []string) fieldpath.Element {
-	kvs := make([]fieldpath.KeyValue, len(keys))
-	for i, k := range keys {
-		kvs[i] = fieldpath.KeyValue{Name: k, Value: elem[k]}
-	}
-	return fieldpath.Key(kvs)
 }

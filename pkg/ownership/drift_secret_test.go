@@ -30,7 +30,7 @@ func TestDriftFoldsSecretStringData(t *testing.T) {
 	}
 	live.Object["data"].(map[string]any)["password"] = b64("changed")
 	d, err = FindDrift(live, nil, nil, &Ownership{}, nil)
-	if err != nil || len(d.Changed) != 1 || d.Changed[0].Path != "stringData.password" || d.Changed[0].Live != "changed" {
+	if err != nil || len(d.Changed) != 1 || d.Changed[0].Path.String() != "stringData.password" || d.Changed[0].Live != "changed" {
 		t.Errorf("a changed value: drift %+v, err %v; want stringData.password", d, err)
 	}
 	delete(live.Object["data"].(map[string]any), "password")

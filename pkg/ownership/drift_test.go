@@ -27,7 +27,7 @@ func TestDriftComparesLargeIntegersExactly(t *testing.T) {
 	}
 	spec["limit"] = int64(1 << 53)
 	d, err = FindDrift(live, nil, nil, &Ownership{}, nil)
-	if err != nil || len(d.Changed) != 1 || d.Changed[0].Path != "spec.limit" {
+	if err != nil || len(d.Changed) != 1 || d.Changed[0].Path.String() != "spec.limit" {
 		t.Errorf("limit 2^53+1 -> 2^53: drift %+v, err %v; want spec.limit", d, err)
 	}
 }

@@ -83,7 +83,7 @@ func managerName(e metav1.ManagedFieldsEntry) string {
 // values for every key field p names (a merge key may be a subset of the
 // server's list-map keys, e.g. containerPort of containerPort+protocol).
 func (o *Ownership) Of(path kpath.Path) []string {
-	p := toSMD(path)
+	p := SMDPath(path)
 	seen := map[string]bool{}
 	var names []string
 	for _, m := range o.managers {
@@ -146,14 +146,24 @@ func fieldValue(fields value.FieldList, name string) (value.Value, bool) {
 	return nil, false
 }
 
-// toSMD converts a path to structured-merge-diff's, the form managedFields
-// are read in.
-func toSMD(p kpath.Path) fieldpath.Path {
+// SMDPath converts a path to structured-merge-diff's, the form managedFields
+// are read in: the one place kapply's paths meet SMD's.
+func SMDPath(p kpath.Path) fieldpath.Path {
 	out := make(fieldpath.Path, len(p))
 	for i, e := range p {
 		out[i] = toSMDElement(e)
 	}
 	return out
+}
+
+// SMDSet is the set of SMD paths of paths (see SMDPath), as client-go's
+// csaupgrade takes fields.
+func SMDSet(paths ...kpath.Path) *fieldpath.Set {
+	set := fieldpath.NewSet()
+	for _, p := range paths {
+		set.Insert(SMDPath(p))
+	}
+	return set
 }
 
 func toSMDElement(e kpath.Element) fieldpath.PathElement {

@@ -4,9 +4,11 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/kapply/kapply/pkg/fieldpath"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	smdfieldpath "sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapply/kapply/pkg/fieldpath"
 )
 
 // liveWithOwners is a Deployment as the server records three writers: an
@@ -86,5 +88,19 @@ func TestOwnersErrors(t *testing.T) {
 	}}}}
 	if _, err := Owners(bad); err == nil {
 		t.Error("Owners accepted a malformed managedFields entry")
+	}
+}
+
+// TestSMDPath: the conversion gives SMD's own paths, which it parses from
+// managedFields' text (k:{"name":"web"} for a keyed element).
+func TestSMDPath(t *testing.T) {
+	keyed := fieldpath.Fields("spec", "containers").Child(fieldpath.KeyOf(map[string]any{"name": "web"}, []string{"name"})).Child(fieldpath.Field("image"))
+	want := smdfieldpath.MakePathOrDie("spec", "containers", smdfieldpath.KeyByFields("name", "web"), "image")
+	if got := SMDPath(keyed); !got.Equals(want) {
+		t.Errorf("SMDPath(%s) = %s, want %s", keyed, got, want)
+	}
+	set := SMDSet(fieldpath.Fields("metadata", "annotations", "a"), keyed)
+	if !set.Equals(smdfieldpath.NewSet(smdfieldpath.MakePathOrDie("metadata", "annotations", "a"), want)) {
+		t.Errorf("SMDSet: got %s", set)
 	}
 }

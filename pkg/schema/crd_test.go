@@ -7,78 +7,12 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapply/kapply/internal/fixture"
 )
 
 // widgetCRD has one list of each marking, plus unmarked and special fields.
-const widgetCRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          metadata:
-            type: object
-            properties:
-              name: {type: string, maxLength: 20}
-          spec:
-            type: object
-            properties:
-              byName:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items: {type: object, properties: {name: {type: string}, value: {type: string}}}
-              byPortProtocol:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [port, protocol]
-                items: {type: object, properties: {port: {type: integer}, protocol: {type: string}}}
-              tags:
-                type: array
-                x-kubernetes-list-type: set
-                items: {type: string}
-              steps:
-                type: array
-                x-kubernetes-list-type: atomic
-                items: {type: string}
-              rules:
-                type: array
-                items:
-                  type: object
-                  properties:
-                    name: {type: string}
-                    ports: {type: array, items: {type: object, properties: {port: {type: integer}}}}
-              config:
-                type: object
-                x-kubernetes-preserve-unknown-fields: true
-              template:
-                type: object
-                x-kubernetes-embedded-resource: true
-                x-kubernetes-preserve-unknown-fields: true
-              selector:
-                type: object
-                x-kubernetes-map-type: atomic
-                properties: {app: {type: string}}
-              port:
-                x-kubernetes-int-or-string: true
-                anyOf: [{type: integer}, {type: string}]
-              env:
-                type: object
-                additionalProperties: {type: string}
-  - name: v2
-    served: true
-    storage: false
-`
+var widgetCRD = fixture.WidgetCRD(fixture.WidgetGroup)
 
 func loadCRD(t *testing.T, doc string) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
@@ -143,8 +77,13 @@ func TestFromCRDObjects(t *testing.T) {
 	}
 }
 
+// TestFromCRDWithoutSchema: a version served without a schema (which
+// the API server refuses in apiextensions.k8s.io/v1, but a CRD read from a
+// file may have).
 func TestFromCRDWithoutSchema(t *testing.T) {
-	kind, err := FromCRD(loadCRD(t, widgetCRD), "v2")
+	crd := loadCRD(t, widgetCRD)
+	crd.Spec.Versions = append(crd.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{Name: "v2", Served: true})
+	kind, err := FromCRD(crd, "v2")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,9 @@ type Override struct {
 	// every version.
 	Group, Version, Kind string
 	// Path is the list's field names from the object's root; a list on the
-	// way is entered through its elements ("spec.rules.ports").
+	// way is entered through its elements ("spec.rules.ports"). It names a
+	// node of the schema, where all of a list's elements share one, so it
+	// is not a fieldpath.Path, which names a field of an object.
 	Path []string
 	// List is Map (merge elements by Keys), Set or Atomic.
 	List ListType

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapply/kapply/internal/fixture"
 )
 
 // project is one install manifest of ../shared/realworld, applied the way
@@ -31,22 +33,9 @@ type project struct {
 // projectNamespaces are the namespaces to pass with -n, by project.
 var projectNamespaces = map[string]string{"argo-cd": "argocd"}
 
-// corpusDir is ../shared/realworld next to the module, or $KAPPLY_REALWORLD.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("KAPPLY_REALWORLD")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "realworld")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no real-world corpus at %s (set KAPPLY_REALWORLD): %v", dir, err)
-	}
-	return dir
-}
-
 func loadProjects(t *testing.T) []*project {
 	t.Helper()
-	root := corpusDir(t)
+	root := fixture.RealWorldDir(t)
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatalf("reading %s: %v", root, err)
