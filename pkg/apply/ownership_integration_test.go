@@ -83,7 +83,7 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	}
 
 	// Status: drifted (replicas recorded, not live), then in step once applied.
-	if s := status(); s.State != apply.StateApplied || len(s.Changed) != 1 || s.Changed[0].Path != "data.replicas" || !s.Changed[0].LiveMissing {
+	if s := status(); s.State != apply.StateApplied || len(s.Changed) != 1 || s.Changed[0].Path.String() != "data.replicas" || !s.Changed[0].LiveMissing {
 		t.Errorf("status after adopt: %s %+v; want data.replicas changed (removed)", s.State, s.Drift)
 	}
 	if events, err := applier.Apply(ctx, apply.Input{Objects: objects}, apply.Options{Namespace: ns}); err != nil || events[0].Err != nil {
@@ -118,7 +118,7 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	if got := toJSON(recordOf()["data"]); got != `{"mode":"slow"}` {
 		t.Errorf("record after set: data %s", got)
 	}
-	if s := status(); len(s.Changed) != 1 || s.Changed[0].Path != "data.mode" || s.Changed[0].Live != "fast" {
+	if s := status(); len(s.Changed) != 1 || s.Changed[0].Path.String() != "data.mode" || s.Changed[0].Live != "fast" {
 		t.Errorf("status after set: %+v; want data.mode changed, live fast", s.Drift)
 	}
 
