@@ -62,6 +62,7 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
 }
 
 func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts deleteOptions) error {
+	keepRunningOnClosedOutput()
 	runOpts, err := opts.toRun(getter)
 	if err != nil {
 		return runFailed(err)
