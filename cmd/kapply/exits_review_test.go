@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/internal/testcluster"
 )
@@ -115,6 +117,57 @@ func TestApplyForceSurvivesAClosedPipe(t *testing.T) {
 				if app, _, _ := unstructured.NestedString(d.Object, "spec", "selector", "matchLabels", "app"); app != "b" {
 					t.Errorf("web%d was not replaced by the file's version", i)
 				}
+			}
+		})
+	}
+}
+
+// TestOverwriteFalseTakesStringDataOverData: the server writes a Secret's
+// stringData.KEY over data.KEY, so live data.KEY is what the record's
+// stringData.KEY made it, whatever the record's data.KEY. Under
+// --overwrite=false, with no other writer, kapply refused (exit 1, "data.k
+// changed since the last apply") a file giving the key in both (even
+// applied again unchanged) and a key moved from stringData to data. Both
+// are applied now, with redacted and plain records; after another writer
+// changes data.k, the next apply is refused, naming the field, no value.
+func TestOverwriteFalseTakesStringDataOverData(t *testing.T) {
+	testcluster.Require(t, cluster)
+	secret := func(fields string) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\n" + fields
+	}
+	both := func(value string) string {
+		return secret("data: {k: " + b64("data-value") + "}\nstringData: {k: " + value + "}\n")
+	}
+	binary := secret("data: {k: " + base64.StdEncoding.EncodeToString([]byte{0xff, 0x00, 0xfe}) + "}\n")
+	for _, record := range []string{"redacted", "plain"} {
+		t.Run(record, func(t *testing.T) {
+			ns := cluster.Namespace(t)
+			dir := writeFiles(t, map[string]string{"s.yaml": both("first-value")})
+			apply := []string{"apply", "-f", dir, "-n", ns, "--secret-record=" + record, "--overwrite=false"}
+			steps := []struct{ file, want string }{
+				{both("first-value"), "secret/creds created\n"},
+				{both("first-value"), "secret/creds unchanged\n"},
+				{both("second-value"), "secret/creds configured\n"},
+				{secret("stringData: {k: text-value}\n"), "secret/creds configured\n"},
+				{binary, "secret/creds configured\n"},
+			}
+			for i, step := range steps {
+				writeFile(t, dir, "s.yaml", step.file)
+				if r := kapply(t, apply...); r.code != 0 || r.stdout != step.want {
+					t.Errorf("step %d, no other writer: exit %d, want 0 and %q\n%s\n%s", i, r.code, step.want, r.stdout, r.stderr)
+				}
+			}
+			writeFile(t, dir, "s.yaml", secret("stringData: {k: text-value}\n"))
+			mustApply(t, dir, ns, "secret/creds configured\n")
+			if _, err := dynClient(t).Resource(secrets).Namespace(ns).Patch(context.Background(), "creds", types.MergePatchType,
+				[]byte(`{"data":{"k":"`+b64("other-writer")+`"}}`), metav1.PatchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, dir, "s.yaml", binary)
+			r := kapply(t, apply...)
+			want := []string{"secret/creds", "data.k changed since the last apply"}
+			if r.code != exitFailed || !errorLineHasAll(r.stderr, want) || strings.Contains(r.stderr+r.stdout, "other-writer") {
+				t.Errorf("after another writer: exit %d, want 1 and an error line with %q (no value)\n%s\n%s", r.code, want, r.stdout, r.stderr)
 			}
 		})
 	}
