@@ -6,15 +6,19 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/internal/testcluster"
 )
@@ -170,5 +174,55 @@ func TestOverwriteFalseTakesStringDataOverData(t *testing.T) {
 				t.Errorf("after another writer: exit %d, want 1 and an error line with %q (no value)\n%s\n%s", r.code, want, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestApplyWaitIgnoresAnObjectOfTheSameNameCreatedSince: between apply
+// and the wait's first LIST, another client deletes the Deployment and
+// creates one of the same name, which is ready at once (another UID). The
+// wait took it for the applied one ("deployment.apps/web ready", exit 0);
+// the object it waits for is gone: "failed: deleted while waiting", exit 1.
+func TestApplyWaitIgnoresAnObjectOfTheSameNameCreatedSince(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"web.yaml": waitDeployment("web")})
+	client := dynClient(t).Resource(deployments).Namespace(ns)
+	replace := func() {
+		ctx := context.Background()
+		if err := client.Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+			t.Errorf("deleting web as another client: %v", err)
+			return
+		}
+		var obj unstructured.Unstructured
+		if err := yaml.Unmarshal([]byte(waitDeployment("web")), &obj.Object); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.Create(ctx, &obj, metav1.CreateOptions{}); err != nil {
+			t.Errorf("creating web again: %v", err)
+			return
+		}
+		if _, err := client.Patch(ctx, "web", types.MergePatchType, []byte(`{"status":`+availableStatus+`}`), metav1.PatchOptions{}, "status"); err != nil {
+			t.Errorf("making the new web ready: %v", err)
+		}
+	}
+	proxy := cluster.StartProxy(t)
+	var created atomic.Bool
+	var once sync.Once
+	proxy.SetRule(func(req *http.Request, _ int64) testcluster.Fault {
+		if !strings.HasSuffix(req.URL.Path, "/namespaces/"+ns+"/deployments") {
+			return testcluster.Pass
+		}
+		switch {
+		case req.Method == http.MethodPost:
+			created.Store(true)
+		case req.Method == http.MethodGet && created.Load() && req.URL.Query().Get("watch") != "true":
+			once.Do(replace)
+		}
+		return testcluster.Pass
+	})
+	r := kapplyVia(t, proxy.Kubeconfig, "apply", "-f", dir, "-n", ns, "--wait", "--timeout=20s")
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	if r.code != exitFailed || strings.Contains(r.stdout, "ready") || !strings.Contains(r.stderr, "deployment.apps/web failed: deleted while waiting\n") {
+		t.Errorf("exit %d, want 1 and web failed: deleted while waiting", r.code)
 	}
 }
