@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -224,5 +225,33 @@ func TestApplyWaitIgnoresAnObjectOfTheSameNameCreatedSince(t *testing.T) {
 	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	if r.code != exitFailed || strings.Contains(r.stdout, "ready") || !strings.Contains(r.stderr, "deployment.apps/web failed: deleted while waiting\n") {
 		t.Errorf("exit %d, want 1 and web failed: deleted while waiting", r.code)
+	}
+}
+
+// TestApplyWaitInterruptedExitsOne: a SIGINT during apply --wait ended
+// the run with exit 2, where apply (as kubectl's) exits 1 on every error,
+// and 1 for an interrupt while applying.
+func TestApplyWaitInterruptedExitsOne(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"web.yaml": waitDeployment("web")})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := dynClient(t).Resource(deployments).Namespace(ns)
+	go func() {
+		// Once web is created, and the wait started: web is never ready,
+		// no controller runs.
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if _, err := client.Get(ctx, "web", metav1.GetOptions{}); err == nil {
+				break
+			}
+		}
+		time.Sleep(time.Second)
+		cancel()
+	}()
+	r := kapplyContext(t, ctx, "apply", "-f", dir, "-n", ns, "--wait", "--timeout=30s")
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	if r.code != exitFailed || !strings.Contains(r.stderr, "waiting for readiness: context canceled") {
+		t.Errorf("exit %d, want 1 with the wait's error", r.code)
 	}
 }

@@ -31,11 +31,11 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 	}
 	cfg, err := getter.ToRESTConfig()
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("waiting for readiness: %w", err))
+		return runFailed(fmt.Errorf("waiting for readiness: %w", err))
 	}
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("waiting for readiness: %w", err))
+		return runFailed(fmt.Errorf("waiting for readiness: %w", err))
 	}
 	readyOut := streams.Out
 	if output != "" {
@@ -54,7 +54,7 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 	stop()
 	bar.finish()
 	if err != nil {
-		return withCode(exitError, err)
+		return runFailed(err)
 	}
 	var ready, failed, notReady int
 	var bad []string
