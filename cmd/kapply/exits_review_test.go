@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/internal/testcluster"
@@ -253,5 +254,46 @@ func TestApplyWaitInterruptedExitsOne(t *testing.T) {
 	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	if r.code != exitFailed || !strings.Contains(r.stderr, "waiting for readiness: context canceled") {
 		t.Errorf("exit %d, want 1 with the wait's error", r.code)
+	}
+}
+
+// stdoutClosedAt refuses, as a closed pipe does, every write from the
+// first one that contains after (a reader that went away once it had the
+// lines before).
+type stdoutClosedAt struct {
+	after  string
+	closed bool
+	out    strings.Builder
+}
+
+func (w *stdoutClosedAt) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), w.after) {
+		w.closed = true
+	}
+	if w.closed {
+		return 0, syscall.EPIPE
+	}
+	return w.out.Write(b)
+}
+
+// TestApplyWaitExitsOneWhenAReadyLineIsLost: stdout closes once apply's
+// line is read (`kapply apply --wait ... | head -1`). The wait's ready
+// line was dropped silently, exit 0 — now that a closed stdout no longer
+// kills the run; the other lines fail the run on a closed stdout. It is
+// an error naming the object, exit 1.
+func TestApplyWaitExitsOneWhenAReadyLineIsLost(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: b}\n"})
+	out := &stdoutClosedAt{after: " ready\n"}
+	var errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: bytes.NewReader(nil), Out: out, ErrOut: &errOut}
+	code := exitCode(run([]string{"apply", "-f", dir, "-n", ns, "--wait", "--kubeconfig", cluster.Kubeconfig}, streams), &errOut)
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.out.String(), errOut.String())
+	if out.out.String() != "configmap/cfg created\n" {
+		t.Fatalf("stdout %q, want apply's line alone", out.out.String())
+	}
+	if want := []string{"configmap/cfg ready, but printing it failed", "broken pipe"}; code != exitFailed || !errorLineHasAll(errOut.String(), want) {
+		t.Errorf("exit %d, want 1 and an error line with %q", code, want)
 	}
 }
