@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -295,5 +296,61 @@ func TestApplyWaitExitsOneWhenAReadyLineIsLost(t *testing.T) {
 	}
 	if want := []string{"configmap/cfg ready, but printing it failed", "broken pipe"}; code != exitFailed || !errorLineHasAll(errOut.String(), want) {
 		t.Errorf("exit %d, want 1 and an error line with %q", code, want)
+	}
+}
+
+// TestDeleteExitsOneOnABadClientConfig: a client configuration that
+// cannot be built (--request-timeout=abc) made delete exit 2, where apply
+// and kubectl's delete exit 1 (delete, as kubectl's, exits 1 on every
+// error).
+func TestDeleteExitsOneOnABadClientConfig(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n"})
+	for _, command := range []string{"apply", "delete"} {
+		r := kapply(t, command, "-f", dir, "-n", ns, "--request-timeout=abc")
+		if r.code != exitFailed || !strings.Contains(r.stderr, "Invalid timeout value") {
+			t.Errorf("%s: exit %d, want 1 with client-go's error\n%s", command, r.code, r.stderr)
+		}
+	}
+}
+
+// TestDeleteWaitTimeoutZeroHasNoLimit: kubectl delete --timeout=0 waits
+// "forever" (a week); kapply read 0 as its library's default, a minute,
+// and failed an object still terminating after it. The wait's watch now
+// asks the server for a week (its timeoutSeconds), and the delete succeeds
+// once the object's finalizer goes.
+func TestDeleteWaitTimeoutZeroHasNoLimit(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: held, finalizers: [example.com/hold]}\n"})
+	if r := kapply(t, "apply", "-f", dir, "-n", ns); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	client := dynClient(t).Resource(gvrOf("configmaps")).Namespace(ns)
+	release := func() {
+		time.Sleep(300 * time.Millisecond)
+		if _, err := client.Patch(context.Background(), "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+			t.Errorf("removing the finalizer: %v", err)
+		}
+	}
+	proxy := cluster.StartProxy(t)
+	var asked atomic.Value
+	var once sync.Once
+	proxy.SetRule(func(req *http.Request, _ int64) testcluster.Fault {
+		if strings.HasSuffix(req.URL.Path, "/namespaces/"+ns+"/configmaps") && req.URL.Query().Get("watch") == "true" {
+			asked.Store(req.URL.Query().Get("timeoutSeconds"))
+			once.Do(func() { go release() })
+		}
+		return testcluster.Pass
+	})
+	r := kapplyVia(t, proxy.Kubeconfig, "delete", "-f", dir, "-n", ns, "--wait", "--timeout=0")
+	t.Logf("exit %d, watch timeoutSeconds %v\nstdout:\n%s\nstderr:\n%s", r.code, asked.Load(), r.stdout, r.stderr)
+	if r.code != 0 {
+		t.Errorf("exit %d, want 0", r.code)
+	}
+	seconds, _ := asked.Load().(string)
+	if n, err := strconv.Atoi(seconds); err != nil || n < 7*24*3600 {
+		t.Errorf("the wait asked the server for a watch of %q seconds, want a week", seconds)
 	}
 }
