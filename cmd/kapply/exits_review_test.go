@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,6 +70,9 @@ func runWithClosedPipe(t *testing.T, closed string, args ...string) (kept string
 	if closed == "stderr" {
 		cmd.Stdout, cmd.Stderr = &buf, writer
 	}
+	// In-process runs of this test binary ignore SIGPIPE, and an ignored
+	// signal stays ignored across exec: the child must ignore it itself.
+	signal.Reset(syscall.SIGPIPE)
 	err = cmd.Run()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
