@@ -138,6 +138,7 @@ reason, and the exit code is 1.`,
 }
 
 func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) error {
+	keepRunningOnClosedOutput()
 	runOpts, printer, err := opts.toRun(getter)
 	if err != nil {
 		return runFailed(err)

@@ -54,7 +54,7 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
 	flags.StringVarP(&opts.selector, "selector", "l", "", "delete only the objects whose labels match this selector")
 	flags.StringVar(&opts.cascade, "cascade", "background", `how dependents go: "background", "foreground" or "orphan"`)
 	flags.BoolVar(&opts.wait, "wait", false, "wait until each object is gone (bounded by --timeout)")
-	addDurationFlag(flags, &opts.timeout, "timeout", time.Minute, "how long --wait waits for each object")
+	addDurationFlag(flags, &opts.timeout, "timeout", time.Minute, "how long --wait waits for each object; 0: with no limit (a week, as kubectl)")
 	flags.BoolVar(&opts.ignoreNotFound, "ignore-not-found", false, "treat objects that do not exist as deleted")
 	addDryRunFlag(cmd, &opts.dryRun, `"none", "client" (only print what would be deleted; also a bare --dry-run, deprecated as in kubectl) or "server" (the server's dry run)`)
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to delete at once")
@@ -62,6 +62,7 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
 }
 
 func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts deleteOptions) error {
+	keepRunningOnClosedOutput()
 	runOpts, err := opts.toRun(getter)
 	if err != nil {
 		return runFailed(err)
@@ -69,7 +70,7 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
 	applier, in, err := loadAndConnect(cmd.Context(), getter, streams.In, files, opts.selector, nil)
 	if err != nil {
-		return withCode(exitError, err)
+		return runFailed(err)
 	}
 	events, err := applier.Delete(cmd.Context(), in, runOpts)
 	if err != nil {
@@ -77,7 +78,7 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 	}
 	printer, err := newEventPrinter("", runOpts.DryRun)
 	if err != nil {
-		return withCode(exitError, err)
+		return runFailed(err)
 	}
 	printer.deleting = true
 	if printer.print(streams, events) > 0 {
@@ -107,9 +108,18 @@ func (opts deleteOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.De
 		EnforceNamespace: enforce,
 		Cascade:          cascade,
 		Wait:             opts.wait,
-		Timeout:          opts.timeout,
+		Timeout:          opts.waitTimeout(),
 		IgnoreNotFound:   opts.ignoreNotFound,
 		DryRun:           dryRun,
 		Parallel:         opts.parallel,
 	}, nil
+}
+
+// waitTimeout is --timeout; 0 means a week, kubectl delete's "wait
+// forever", where the library would read it as its default, a minute.
+func (opts deleteOptions) waitTimeout() time.Duration {
+	if opts.timeout == 0 {
+		return 7 * 24 * time.Hour
+	}
+	return opts.timeout
 }

@@ -34,6 +34,15 @@ func run(args []string, streams genericiooptions.IOStreams) error {
 	return runContext(ctx, args, streams)
 }
 
+// keepRunningOnClosedOutput makes a write to a stdout or stderr whose
+// reader is gone (`kapply apply ... | head -1`) fail with EPIPE instead of
+// killing the process, as Go does by default at the next write to fd 1 or 2
+// wherever the run is. Commands that write objects concurrently call it: a
+// kill between an apply --force's delete and its create loses the object,
+// and one in the middle of a run leaves it half applied, with no summary.
+// The line not printed then fails the run (exit 1) and the run finishes.
+func keepRunningOnClosedOutput() { signal.Ignore(syscall.SIGPIPE) }
+
 // runContext builds the command tree and executes it with args until ctx
 // ends; it never exits.
 func runContext(ctx context.Context, args []string, streams genericiooptions.IOStreams) error {

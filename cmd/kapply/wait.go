@@ -31,11 +31,11 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 	}
 	cfg, err := getter.ToRESTConfig()
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("waiting for readiness: %w", err))
+		return runFailed(fmt.Errorf("waiting for readiness: %w", err))
 	}
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("waiting for readiness: %w", err))
+		return runFailed(fmt.Errorf("waiting for readiness: %w", err))
 	}
 	readyOut := streams.Out
 	if output != "" {
@@ -44,17 +44,23 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 	bar := newProgress(streams.ErrOut)
 	bar.label = "waiting for readiness:"
 	var done atomic.Int64
+	// unprinted counts ready lines lost (a closed stdout): each fails the
+	// run, as apply's own lines do. OnResult is never called concurrently.
+	unprinted := 0
 	stop := bar.tick(func() (int, int) { return int(done.Load()), len(targets) })
 	results, err := apply.Wait(ctx, client, targets, apply.WaitOptions{Timeout: timeout,
 		OnResult: func(_ int, r apply.Readiness) {
 			bar.clear()
-			printReadiness(readyOut, streams.ErrOut, r, timeout)
+			if err := printReadiness(readyOut, streams.ErrOut, r, timeout); err != nil {
+				unprinted++
+				fmt.Fprintf(streams.ErrOut, "error: %s ready, but printing it failed: %v\n", r.Target.Ref(), err)
+			}
 			bar.update(int(done.Add(1)), len(targets))
 		}})
 	stop()
 	bar.finish()
 	if err != nil {
-		return withCode(exitError, err)
+		return runFailed(err)
 	}
 	var ready, failed, notReady int
 	var bad []string
@@ -82,16 +88,21 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 	if len(bad) > 0 {
 		return withCode(exitFailed, fmt.Errorf("%d of %d object(s) not ready: %s", len(bad), len(results), strings.Join(bad, ", ")))
 	}
+	if unprinted > 0 {
+		return withCode(exitFailed, nil)
+	}
 	return nil
 }
 
 // printReadiness prints one object's final line: `deployment.apps/web
 // ready` to ready, failures and objects the timeout caught to stderr, with
-// the reason and message of the condition that says why.
-func printReadiness(ready, stderr io.Writer, r apply.Readiness, timeout time.Duration) {
+// the reason and message of the condition that says why. The error is the
+// ready line's.
+func printReadiness(ready, stderr io.Writer, r apply.Readiness, timeout time.Duration) error {
 	switch {
 	case r.Ready():
-		fmt.Fprintf(ready, "%s ready\n", r.Target.Ref())
+		_, err := fmt.Fprintf(ready, "%s ready\n", r.Target.Ref())
+		return err
 	case r.Deleted():
 		fmt.Fprintf(stderr, "%s failed: %s\n", r.Target.Ref(), deletedWhileWaiting)
 	case r.Status == kstatus.FailedStatus:
@@ -99,6 +110,7 @@ func printReadiness(ready, stderr io.Writer, r apply.Readiness, timeout time.Dur
 	default:
 		fmt.Fprintf(stderr, "%s not ready after %s (%s): %s\n", r.Target.Ref(), timeout, r.Status, explain(r))
 	}
+	return nil
 }
 
 // deletedWhileWaiting is the failure of an object another client deleted

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"encoding/base64"
 	"fmt"
 	"maps"
 	"slices"
@@ -41,6 +42,7 @@ func refuseConflicts(kind *schema.Kind, last, file map[string]any, live *unstruc
 	secret := secretmask.IsSecret(live.Object)
 	if secret {
 		current = withRecordedStringData(last, current)
+		last = withStringDataAsData(last)
 	}
 	same := func(path fieldpath.Path, recorded, value any) bool {
 		if lastapplied.SameAsRecorded(value, recorded) {
@@ -74,5 +76,39 @@ func withRecordedStringData(last, current map[string]any) map[string]any {
 	}
 	out := maps.Clone(current)
 	out["stringData"] = plain
+	return out
+}
+
+// withStringDataAsData returns a Secret's record with each stringData.KEY
+// also standing for data.KEY: the server writes the stringData entry there,
+// over a data entry of the same key. Without this, live data.KEY would look
+// changed by someone else whenever the record has stringData.KEY (a key
+// moved from stringData to data, or given in both). A plain value is
+// encoded as the server encodes it; a redacted one is a digest of the
+// value's bytes, which MatchesRedacted checks against data.KEY decoded.
+// last is not modified.
+func withStringDataAsData(last map[string]any) map[string]any {
+	recorded, _ := last["stringData"].(map[string]any)
+	if len(recorded) == 0 {
+		return last
+	}
+	data, _ := last["data"].(map[string]any)
+	data = maps.Clone(data)
+	if data == nil {
+		data = map[string]any{}
+	}
+	for key, v := range recorded {
+		s, ok := v.(string)
+		switch {
+		case !ok:
+			continue // not text: the server refuses it, nothing to stand for
+		case lastapplied.IsRedacted(s):
+			data[key] = s
+		default:
+			data[key] = base64.StdEncoding.EncodeToString([]byte(s))
+		}
+	}
+	out := maps.Clone(last)
+	out["data"] = data
 	return out
 }

@@ -4,63 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
-
-// WaitTarget is one object to wait for: its API resource, namespace (empty
-// for cluster-scoped objects) and name.
-type WaitTarget struct {
-	Mapping   *meta.RESTMapping
-	Namespace string
-	Name      string
-}
-
-// Ref names the target as kubectl's name printer does: kind.group/name.
-func (t WaitTarget) Ref() string {
-	gk := t.Mapping.GroupVersionKind.GroupKind()
-	ref := strings.ToLower(gk.Kind)
-	if gk.Group != "" {
-		ref += "." + gk.Group
-	}
-	return ref + "/" + t.Name
-}
-
-// WaitTargets are the objects the events applied (created, configured or
-// unchanged), in the events' order, with their places in events.
-func WaitTargets(events []Event) (targets []WaitTarget, places []int) {
-	for i, ev := range events {
-		switch ev.Outcome {
-		case Created, Configured, Unchanged:
-		default:
-			continue
-		}
-		if ev.Object == nil || ev.Object.Mapping == nil {
-			continue
-		}
-		ns := ""
-		if ev.Object.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-			ns = ev.Object.Obj.GetNamespace()
-			if ev.Result != nil && ev.Result.GetNamespace() != "" {
-				ns = ev.Result.GetNamespace()
-			}
-		}
-		targets = append(targets, WaitTarget{Mapping: ev.Object.Mapping, Namespace: ns, Name: ev.Object.Obj.GetName()})
-		places = append(places, i)
-	}
-	return targets, places
-}
 
 // Readiness is where one object stands at the end of a wait, in kstatus's
 // terms (sigs.k8s.io/cli-utils/pkg/kstatus/status).
@@ -118,11 +74,13 @@ func Wait(ctx context.Context, client dynamic.Interface, targets []WaitTarget, o
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Minute
 	}
-	w := &waiter{client: client, opts: opts, results: make([]Readiness, len(targets)), final: make([]bool, len(targets))}
+	w := &waiter{client: client, opts: opts, results: make([]Readiness, len(targets)), final: make([]bool, len(targets)),
+		targetUIDs: make([]types.UID, len(targets))}
 	groups := map[waitGroupKey]map[string][]int{}
 	var order []waitGroupKey
 	for i, t := range targets {
 		w.results[i] = Readiness{Target: t, Status: kstatus.NotFoundStatus, Reason: "NotFound", Message: "not seen yet"}
+		w.targetUIDs[i] = t.UID
 		k := waitGroupKey{gvr: t.Mapping.Resource, namespace: t.Namespace}
 		if groups[k] == nil {
 			groups[k] = map[string][]int{}
@@ -159,6 +117,9 @@ type waitGroupKey struct {
 type waiter struct {
 	client dynamic.Interface
 	opts   WaitOptions
+	// targetUIDs are the targets' UIDs, read by every watch: not changed
+	// once the watches start.
+	targetUIDs []types.UID
 
 	mu      sync.Mutex
 	results []Readiness
@@ -310,6 +271,9 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 // observe records the object's new state for the targets at indexes and
 // reports whether they are final.
 func (w *waiter) observe(indexes []int, obj *unstructured.Unstructured, deleted bool) bool {
+	if uid := w.targetUIDs[indexes[0]]; obj != nil && uid != "" && obj.GetUID() != uid {
+		deleted = true // the object waited for is gone; this one took its name
+	}
 	r := Readiness{Object: obj}
 	switch {
 	case deleted:
