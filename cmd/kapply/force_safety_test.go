@@ -23,14 +23,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/internal/testcluster"
 )
-
-var webhookConfigurations = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
 
 // The values of the Secret the force tests replace: in the saved copy,
 // never in any output.
@@ -90,7 +87,7 @@ func createWebhook(t *testing.T, ns string, decide func(ctx context.Context, sec
 	}))
 	t.Cleanup(server.Close)
 	caBundle := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw})
-	createClusterObject(t, webhookConfigurations, fmt.Sprintf(`
+	createClusterObject(t, validatingWebhooks, fmt.Sprintf(`
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: force-%[1]s}

@@ -119,7 +119,7 @@ func quotingWebhook(t *testing.T, ns string, deny func(object, stored *corev1.Se
 	}))
 	t.Cleanup(server.Close)
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw})
-	createCleaned(t, validatingWebhooks, fmt.Sprintf(`
+	createClusterObject(t, validatingWebhooks, fmt.Sprintf(`
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: quote-%[1]s}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
@@ -14,34 +13,12 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/internal/testcluster"
 )
 
 var validatingWebhooks = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
-
-// createCleaned creates obj (YAML) of gvr, cluster-scoped, and deletes it
-// when the test ends.
-func createCleaned(t *testing.T, gvr schema.GroupVersionResource, manifest string) {
-	t.Helper()
-	obj := map[string]any{}
-	if err := yaml.Unmarshal([]byte(manifest), &obj); err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{Object: obj}
-	client := dynClient(t).Resource(gvr)
-	if _, err := client.Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := client.Delete(context.Background(), u.GetName(), metav1.DeleteOptions{}); err != nil {
-			t.Errorf("deleting %s: %v", u.GetName(), err)
-		}
-	})
-}
 
 // decodingWebhook registers, for Secrets of ns, a validating webhook served
 // by the test that decodes the Secret's values, as a webhook may, and
@@ -71,7 +48,7 @@ func decodingWebhook(t *testing.T, ns string) {
 	}))
 	t.Cleanup(server.Close)
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw})
-	createCleaned(t, validatingWebhooks, fmt.Sprintf(`
+	createClusterObject(t, validatingWebhooks, fmt.Sprintf(`
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: decode-%[1]s}
@@ -94,7 +71,7 @@ webhooks:
 func quotingPolicy(t *testing.T, ns string) {
 	t.Helper()
 	name := "quote-" + ns
-	createCleaned(t, validatingPolicies, fmt.Sprintf(`
+	createClusterObject(t, validatingPolicies, fmt.Sprintf(`
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: %s}
@@ -107,7 +84,7 @@ spec:
   - expression: "!has(object.data) || !('policy' in object.data)"
     messageExpression: "'secret value \"' + string(object.data['policy']) + '\" is not allowed for a secret; key: ' + string(object.data['policy'])"
 `, name))
-	createCleaned(t, policyBindings, fmt.Sprintf(`
+	createClusterObject(t, policyBindings, fmt.Sprintf(`
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
 metadata: {name: %s}
