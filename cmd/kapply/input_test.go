@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -17,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/kapply/kapply/internal/peakrss"
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
@@ -209,7 +211,11 @@ func TestApplyStdinSignal(t *testing.T) {
 // limit (kubectl grows until the OOM killer).
 func TestApplyEndlessDeviceMemory(t *testing.T) {
 	testcluster.Require(t, cluster)
-	cmd := exec.Command(builtKapply(t), "apply", "-f", "/dev/zero", "--kubeconfig", cluster.Kubeconfig)
+	run, err := peakrss.Command(context.Background(), builtKapply(t), "apply", "-f", "/dev/zero", "--kubeconfig", cluster.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := run.Cmd
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -218,13 +224,16 @@ func TestApplyEndlessDeviceMemory(t *testing.T) {
 	}
 	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
 	defer timer.Stop()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	took := time.Since(start)
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != exitFailed || !strings.Contains(stderr.String(), "error reading /dev/zero: larger than 256 MiB") {
 		t.Fatalf("%v, stderr %q; want exit 1 and the size limit", err, stderr.String())
 	}
-	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	peak, err := run.Peak()
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("took %s, peak RSS %d MiB", took, peak>>20)
 	if peak > 450<<20 || took > 10*time.Second {
 		t.Errorf("took %s, peak RSS %d MiB; want under 10 s and 450 MiB", took, peak>>20)

@@ -11,12 +11,16 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kapply/kapply/internal/peakrss"
 	"github.com/kapply/kapply/internal/testcluster"
 )
 
 var cluster *testcluster.Cluster
 
-func TestMain(m *testing.M) { os.Exit(testcluster.Main(m, &cluster)) }
+func TestMain(m *testing.M) {
+	peakrss.ServeRunner()
+	os.Exit(testcluster.Main(m, &cluster))
+}
 
 // result is what one kapply invocation printed and its exit code.
 type result struct {

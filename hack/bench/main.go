@@ -20,13 +20,12 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/kapply/kapply/internal/peakrss"
 	"github.com/kapply/kapply/internal/testcluster"
 )
 
 func main() {
-	if path := os.Getenv(rssFileEnv); path != "" {
-		os.Exit(runMeasured(path, os.Args[1:]))
-	}
+	peakrss.ServeRunner()
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

@@ -5,13 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 
+	"github.com/kapply/kapply/internal/peakrss"
 	"github.com/kapply/kapply/internal/testcluster"
 )
 
@@ -92,24 +90,15 @@ type result struct {
 // not an error.
 func execute(ctx context.Context, bin string, args ...string) (result, error) {
 	var stdout, stderr bytes.Buffer
-	rssFile, err := os.CreateTemp("", "kapply-bench-rss-")
+	run, err := peakrss.Command(ctx, bin, args...)
 	if err != nil {
-		return result{}, fmt.Errorf("creating the peak RSS file: %w", err)
+		return result{}, err
 	}
-	rssFile.Close()
-	defer os.Remove(rssFile.Name())
-	self, err := os.Executable()
-	if err != nil {
-		return result{}, fmt.Errorf("finding the benchmark's own binary: %w", err)
-	}
-	cmd := exec.CommandContext(ctx, self, append([]string{bin}, args...)...)
-	cmd.Env = append(os.Environ(), rssFileEnv+"="+rssFile.Name())
+	cmd := run.Cmd
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	res := result{cmdline: bin + " " + strings.Join(args, " "), stdout: stdout.String(), stderr: stderr.String()}
-	if data, readErr := os.ReadFile(rssFile.Name()); readErr == nil {
-		res.maxRSS, _ = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	}
+	res.maxRSS, _ = run.Peak()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		res.code = exit.ExitCode()
@@ -135,36 +124,4 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// rssFileEnv names, in the benchmark's own process started as a runner,
-// the file to write the command's peak RSS to.
-const rssFileEnv = "KAPPLY_BENCH_RSS_FILE"
-
-// runMeasured is the benchmark started as a runner: it runs args, writes
-// their peak RSS to the file rssFileEnv names, and exits with their status.
-// A command started straight from the benchmark would report the
-// benchmark's own peak instead when that is higher: Linux carries a
-// process's peak RSS across exec, and os/exec starts the child on the
-// parent's memory (vfork), so the child's peak starts at the parent's — the
-// benchmark's, which holds the floor's 10,000 objects. The runner is small,
-// and what it starts inherits only its peak.
-func runMeasured(path string, args []string) int {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err := cmd.Run()
-	if cmd.ProcessState != nil {
-		if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			_ = os.WriteFile(path, []byte(strconv.FormatInt(usage.Maxrss*1024, 10)), 0o600) // KiB on Linux
-		}
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		return exit.ExitCode()
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "bench runner:", err)
-		return 127
-	}
-	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/kapply/kapply/internal/peakrss"
 	"github.com/kapply/kapply/internal/testcluster"
 )
 
@@ -11,4 +12,7 @@ import (
 // each test works in namespaces of its own.
 var cluster *testcluster.Cluster
 
-func TestMain(m *testing.M) { os.Exit(testcluster.Main(m, &cluster)) }
+func TestMain(m *testing.M) {
+	peakrss.ServeRunner()
+	os.Exit(testcluster.Main(m, &cluster))
+}

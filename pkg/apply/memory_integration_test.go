@@ -2,14 +2,15 @@ package apply_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kapply/kapply/internal/peakrss"
 )
 
 // writeBigInput writes about size bytes of ConfigMaps, each with a 10 KB
@@ -49,23 +50,30 @@ const maxRSS = 400 << 20
 // TestMemoryBoundedOnA50MBInput: kapply applies 50 MB of ConfigMaps (5,082
 // objects of 10 KB, one file) with --dry-run=client: every object is
 // loaded, checked, read live (one LIST), planned and printed. Its peak
-// resident memory, the kernel's rusage of the child, stays under maxRSS.
+// resident memory (peakrss: the kernel's rusage of the command) stays
+// under maxRSS.
 func TestMemoryBoundedOnA50MBInput(t *testing.T) {
 	requireCluster(t)
 	bin := kapplyBinary(t)
 	f := newFaultRun(t)
 	path, n := writeBigInput(t, f.dir, 50<<20)
 	start := time.Now()
-	cmd := exec.Command(bin, "apply", "-f", path, "-n", f.ns, "--dry-run=client", "-o", "name",
+	run, err := peakrss.Command(context.Background(), bin, "apply", "-f", path, "-n", f.ns, "--dry-run=client", "-o", "name",
 		"--kubeconfig", cluster.Kubeconfig, "--cache-dir", f.cacheDir)
-	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := run.Cmd.Output()
 	if err != nil {
 		t.Fatalf("kapply: %v", err)
 	}
 	if lines := strings.Count(string(out), "\n"); lines != n {
 		t.Errorf("%d lines for %d objects", lines, n)
 	}
-	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+	peak, err := run.Peak()
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("%d objects, 50 MB: peak RSS %d MB in %s", n, peak>>20, time.Since(start).Round(time.Millisecond))
 	if peak > maxRSS {
 		t.Errorf("peak RSS %d MB, bound %d MB", peak>>20, maxRSS>>20)
