@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/klog/v2"
+	"k8s.io/kubectl/pkg/config"
+	"k8s.io/kubectl/pkg/kuberc"
+)
+
+// kubercDisabled is kubectl's KUBECTL_KUBERC=false feature gate
+// (cmdutil.KubeRC.IsDisabled). It is read here because kubectl's cmd/util
+// package would build most of kubectl's command library into kapply for
+// one getenv.
+func kubercDisabled() bool {
+	return strings.ToLower(os.Getenv("KUBECTL_KUBERC")) == "false"
+}
+
+// addKubercFlag adds kubectl's --kuberc to the root's persistent flags, as
+// kubectl does, unless the feature gate turns kuberc off. kuberc reads the
+// flag from the arguments before they are parsed, so it binds nothing.
+func addKubercFlag(flags *pflag.FlagSet) {
+	if !kubercDisabled() {
+		kuberc.NewPreferences().AddFlags(flags)
+	}
+}
+
+// applyPreferences reads kubectl's preferences file (--kuberc, $KUBERC,
+// ~/.kube/kuberc; KUBERC=off turns it off) with kubectl's own loader and
+// applies it to root before args are parsed, as kubectl 1.37 does in
+// NewKubectlCommand: aliases, flag defaults per command (a flag given in
+// args wins) and the credential plugin policy, which reaches every client
+// through configFlags. A default or alias option for a flag kapply lacks is
+// a warning, where kubectl's loader fails: a kuberc written for kubectl
+// (delete --interactive, say) must not stop kapply.
+func applyPreferences(root *cobra.Command, configFlags *genericclioptions.ConfigFlags, args []string, errOut io.Writer) error {
+	if kubercDisabled() {
+		return nil
+	}
+	argv := append([]string{root.Name()}, args...)
+	ignored := ignoreFlagsKapplyLacks(root, args, errOut)
+	if _, err := kuberc.NewPreferences().Apply(root, configFlags, argv, errOut); err != nil {
+		return withCode(exitError, fmt.Errorf("error occurred while applying preferences %w", err))
+	}
+	for _, flag := range ignored {
+		flag.refuse = true
+	}
+	logOriginalCommand(root)
+	return nil
+}
+
+// logOriginalCommand logs at -v=1 the command as typed, before kuberc's
+// defaults and aliases, as kubectl does.
+func logOriginalCommand(root *cobra.Command) {
+	next := root.PersistentPreRunE
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if next != nil {
+			if err := next(cmd, args); err != nil {
+				return err
+			}
+		}
+		if original, ok := cmd.Annotations[kuberc.KubeRCOriginalCommandAnnotation]; ok {
+			klog.V(1).Infof("original command: %q", cmd.Root().Name()+" "+original)
+		}
+		return nil
+	}
+}
+
+// ignoreFlagsKapplyLacks warns of each flag that the preferences set for
+// the command args run (a default of that command, or an option of the
+// alias args run) and that kapply lacks, and gives that command a hidden
+// placeholder for it, so that kubectl's loader sets it and goes on. The
+// file is read again by the loader, which reports its errors.
+func ignoreFlagsKapplyLacks(root *cobra.Command, args []string, errOut io.Writer) []*ignoredFlag {
+	prefs, err := kuberc.DefaultGetPreferences(explicitKuberc(args), io.Discard)
+	if err != nil || prefs == nil {
+		return nil
+	}
+	var ignored []*ignoredFlag
+	add := func(cmd *cobra.Command, options []config.CommandOptionDefault, source string) {
+		_ = cmd.InheritedFlags() // merges the persistent flags, as the loader does
+		for _, option := range options {
+			if strings.HasPrefix(option.Name, "-") || cmd.Flag(option.Name) != nil {
+				continue // the loader's to refuse or to set
+			}
+			fmt.Fprintf(errOut, "Warning: kuberc %s sets --%s, which %q of kapply does not have; ignoring it\n", source, option.Name, cmd.CommandPath())
+			flag := &ignoredFlag{}
+			cmd.Flags().Var(flag, option.Name, "")
+			cmd.Flags().Lookup(option.Name).Hidden = true
+			ignored = append(ignored, flag)
+		}
+	}
+	running, _, err := root.Find(args)
+	if err == nil {
+		for _, d := range prefs.Defaults {
+			if target, _, err := root.Find(strings.Fields(d.Command)); err == nil && target.Name() == running.Name() {
+				add(running, d.Options, fmt.Sprintf("default of %q", d.Command))
+			}
+		}
+		return ignored
+	}
+	name := firstWord(args)
+	for _, alias := range prefs.Aliases {
+		if target, _, err := root.Find(strings.Fields(alias.Command)); alias.Name == name && err == nil {
+			add(target, alias.Options, fmt.Sprintf("alias %q", alias.Name))
+		}
+	}
+	return ignored
+}
+
+// explicitKuberc is the --kuberc of args, or "": kuberc reads it before
+// cobra parses the flags, and so must this.
+func explicitKuberc(args []string) string {
+	flags := pflag.NewFlagSet("kuberc", pflag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	flags.ParseErrorsAllowlist.UnknownFlags = true
+	path := flags.String("kuberc", "", "")
+	_ = flags.Parse(args) // the loader reports a bad --kuberc itself
+	return *path
+}
+
+// firstWord is the first argument that is not a flag: what kuberc takes
+// for an alias's name.
+func firstWord(args []string) string {
+	for _, arg := range args {
+		if !strings.HasPrefix(arg, "-") && !strings.HasPrefix(arg, cobra.ShellCompRequestCmd) {
+			return arg
+		}
+	}
+	return ""
+}
+
+// ignoredFlag stands for a flag kuberc sets that kapply lacks: it takes
+// kuberc's value and drops it, and once kuberc is applied it refuses a
+// value from the command line, where kapply has no such flag.
+type ignoredFlag struct{ refuse bool }
+
+func (f *ignoredFlag) String() string { return "" }
+func (f *ignoredFlag) Type() string   { return "string" }
+
+func (f *ignoredFlag) Set(string) error {
+	if f.refuse {
+		return fmt.Errorf("kapply has no such flag")
+	}
+	return nil
+}
