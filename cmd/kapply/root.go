@@ -209,5 +209,6 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 		newDiffCommand(configFlags, streams),
 	)
 	cmd.SetFlagErrorFunc(flagError)
+	registerCompletions(cmd, configFlags)
 	return cmd, configFlags
 }
