@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -36,16 +37,29 @@ func addKubercFlag(flags *pflag.FlagSet) {
 // applies it to root before args are parsed, as kubectl 1.37 does in
 // NewKubectlCommand: aliases, flag defaults per command (a flag given in
 // args wins) and the credential plugin policy, which reaches every client
-// through configFlags. A default or alias option for a flag kapply lacks is
-// a warning, where kubectl's loader fails: a kuberc written for kubectl
-// (delete --interactive, say) must not stop kapply.
+// through configFlags. The file is written for kubectl, so kapply differs
+// where kubectl's loader would stop it or misapply it: a default or alias
+// option for a flag kapply lacks is a warning, not a failure; a default for
+// a command kapply lacks (get, logs) is skipped without kubectl's warning;
+// a default for a subcommand kapply lacks (apply view-last-applied) is not
+// applied to its parent.
 func applyPreferences(root *cobra.Command, configFlags *genericclioptions.ConfigFlags, args []string, errOut io.Writer) error {
 	if kubercDisabled() {
 		return nil
 	}
-	argv := append([]string{root.Name()}, args...)
-	ignored := ignoreFlagsKapplyLacks(root, args, errOut)
-	if _, err := kuberc.NewPreferences().Apply(root, configFlags, argv, errOut); err != nil {
+	// The loader reads the file again and reports its errors; this read
+	// only looks ahead at what the loader will do.
+	prefs, err := kuberc.DefaultGetPreferences(explicitKuberc(args), io.Discard)
+	if err != nil || prefs == nil {
+		prefs = &config.Preference{}
+	}
+	removeShadows := shadowSubcommandsKapplyLacks(root, prefs)
+	ignored := ignoreFlagsKapplyLacks(root, prefs, args, errOut)
+	var loaderOut bytes.Buffer
+	_, err = kuberc.NewPreferences().Apply(root, configFlags, append([]string{root.Name()}, args...), &loaderOut)
+	removeShadows()
+	writeLoaderWarnings(errOut, loaderOut.String())
+	if err != nil {
 		return withCode(exitError, fmt.Errorf("error occurred while applying preferences %w", err))
 	}
 	for _, flag := range ignored {
@@ -53,6 +67,47 @@ func applyPreferences(root *cobra.Command, configFlags *genericclioptions.Config
 	}
 	logOriginalCommand(root)
 	return nil
+}
+
+// writeLoaderWarnings writes what kubectl's loader printed, less its
+// warning for a default of a command kapply does not have: a kuberc
+// written for kubectl has defaults for get or logs, and kapply would
+// otherwise print one such line at every run.
+func writeLoaderWarnings(errOut io.Writer, printed string) {
+	for line := range strings.Lines(printed) {
+		if strings.HasPrefix(line, `Warning: command "`) && strings.HasSuffix(line, "\" not found to set kuberc override\n") {
+			continue
+		}
+		io.WriteString(errOut, line) //nolint:errcheck // a warning lost on a closed stderr stops nothing
+	}
+}
+
+// shadowSubcommandsKapplyLacks adds, for each default whose command goes
+// past kapply's tree (kubectl's "apply view-last-applied", where kapply's
+// apply has no subcommands), a hidden placeholder for the missing
+// subcommand: cobra's Find would otherwise stop at the parent and the
+// loader would give kapply apply the defaults of view-last-applied. It
+// returns the function that removes them again.
+func shadowSubcommandsKapplyLacks(root *cobra.Command, prefs *config.Preference) (remove func()) {
+	var added []*cobra.Command
+	for _, d := range prefs.Defaults {
+		parent, rest, err := root.Find(strings.Fields(d.Command))
+		if err != nil || len(rest) == 0 || parent == root {
+			continue
+		}
+		missing := d.Command
+		// An alias of the missing command is a copy of the shadow: it fails.
+		shadow := &cobra.Command{Use: rest[0], Hidden: true, RunE: func(*cobra.Command, []string) error {
+			return fmt.Errorf("kapply has no command %q", missing)
+		}}
+		parent.AddCommand(shadow)
+		added = append(added, shadow)
+	}
+	return func() {
+		for _, shadow := range added {
+			shadow.Parent().RemoveCommand(shadow)
+		}
+	}
 }
 
 // logOriginalCommand logs at -v=1 the command as typed, before kuberc's
@@ -75,13 +130,8 @@ func logOriginalCommand(root *cobra.Command) {
 // ignoreFlagsKapplyLacks warns of each flag that the preferences set for
 // the command args run (a default of that command, or an option of the
 // alias args run) and that kapply lacks, and gives that command a hidden
-// placeholder for it, so that kubectl's loader sets it and goes on. The
-// file is read again by the loader, which reports its errors.
-func ignoreFlagsKapplyLacks(root *cobra.Command, args []string, errOut io.Writer) []*ignoredFlag {
-	prefs, err := kuberc.DefaultGetPreferences(explicitKuberc(args), io.Discard)
-	if err != nil || prefs == nil {
-		return nil
-	}
+// placeholder for it, so that kubectl's loader sets it and goes on.
+func ignoreFlagsKapplyLacks(root *cobra.Command, prefs *config.Preference, args []string, errOut io.Writer) []*ignoredFlag {
 	var ignored []*ignoredFlag
 	add := func(cmd *cobra.Command, options []config.CommandOptionDefault, source string) {
 		_ = cmd.InheritedFlags() // merges the persistent flags, as the loader does

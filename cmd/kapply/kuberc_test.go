@@ -17,7 +17,8 @@ import (
 
 // kubercServerSide is a kubectl preferences file that makes apply
 // server-side, sets a flag of kubectl apply kapply lacks (a warning in
-// kapply), and names an alias that applies server-side with its own field
+// kapply), sets defaults for a subcommand and a command kapply lacks
+// (neither applies to kapply, nor warns), and names an alias that applies server-side with its own field
 // manager.
 const kubercServerSide = `apiVersion: kubectl.config.k8s.io/v1beta1
 kind: Preference
@@ -28,6 +29,14 @@ defaults:
     default: "true"
   - name: show-managed-fields
     default: "true"
+- command: apply view-last-applied
+  options:
+  - name: output
+    default: json
+- command: get
+  options:
+  - name: output
+    default: wide
 aliases:
 - name: ssa
   command: apply
@@ -51,7 +60,9 @@ func kapplyArgs(t *testing.T, args ...string) result {
 // server-side (managedFields: manager "kubectl", operation Apply) whether
 // named by --kuberc or $KUBERC; a flag on the command line wins over the
 // default; KUBERC=off and KUBECTL_KUBERC=false turn it off; a default for
-// a flag kapply lacks is a warning; an alias runs its command with its
+// a flag kapply lacks is a warning; the defaults of kubectl's apply
+// view-last-applied (-o json) do not reach kapply's apply, and one for get
+// is skipped without a warning; an alias runs its command with its
 // options and arguments; a --kuberc that does not exist fails the run.
 func TestKubercDefaultsAndAliases(t *testing.T) {
 	testcluster.Require(t, cluster)
@@ -65,7 +76,7 @@ func TestKubercDefaultsAndAliases(t *testing.T) {
 	warning := `Warning: kuberc default of "apply" sets --show-managed-fields, which "kapply apply" of kapply does not have; ignoring it`
 
 	r := apply("flag", "--kuberc", rc)
-	if r.code != 0 || r.stdout != "configmap/flag serverside-applied\n" || !strings.Contains(r.stderr, warning) {
+	if r.code != 0 || r.stdout != "configmap/flag serverside-applied\n" || !strings.Contains(r.stderr, warning) || strings.Contains(r.stderr, `"get"`) {
 		t.Fatalf("apply --kuberc: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if got := managers(t, ns, "flag"); !slices.Contains(got, "kubectl/Apply") {
