@@ -18,7 +18,8 @@ import (
 // kubercServerSide is a kubectl preferences file that makes apply
 // server-side, sets a flag of kubectl apply kapply lacks (a warning in
 // kapply), sets defaults for a subcommand and a command kapply lacks
-// (neither applies to kapply, nor warns), and names an alias that applies server-side with its own field
+// (neither applies to kapply, nor warns), gives kapply's own export a
+// default, and names an alias that applies server-side with its own field
 // manager.
 const kubercServerSide = `apiVersion: kubectl.config.k8s.io/v1beta1
 kind: Preference
@@ -33,6 +34,10 @@ defaults:
   options:
   - name: output
     default: json
+- command: export
+  options:
+  - name: output
+    default: kyaml
 - command: get
   options:
   - name: output
@@ -62,7 +67,7 @@ func kapplyArgs(t *testing.T, args ...string) result {
 // default; KUBERC=off and KUBECTL_KUBERC=false turn it off; a default for
 // a flag kapply lacks is a warning; the defaults of kubectl's apply
 // view-last-applied (-o json) do not reach kapply's apply, and one for get
-// is skipped without a warning; an alias runs its command with its
+// is skipped without a warning; kapply's own commands take defaults; an alias runs its command with its
 // options and arguments; a --kuberc that does not exist fails the run.
 func TestKubercDefaultsAndAliases(t *testing.T) {
 	testcluster.Require(t, cluster)
@@ -83,6 +88,9 @@ func TestKubercDefaultsAndAliases(t *testing.T) {
 		t.Errorf("apply --kuberc: managers %v, want kubectl/Apply", got)
 	}
 
+	if r := kapply(t, "export", "configmap/flag", "-n", ns, "--kuberc", rc); r.code != 0 || !strings.HasPrefix(r.stdout, "---\n{\n") {
+		t.Errorf("export with kuberc's default -o kyaml: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 	t.Setenv("KUBERC", rc)
 	if r := apply("env"); r.code != 0 || !slices.Contains(managers(t, ns, "env"), "kubectl/Apply") {
 		t.Errorf("KUBERC=file: exit %d, managers %v\n%s", r.code, managers(t, ns, "env"), r.stderr)
