@@ -94,7 +94,7 @@ func (c completer) fromKubeconfig(pick func(kubeconfigNames) []string) cobra.Com
 }
 
 func (c completer) namespaces(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	ctx, cancel := completionContext(cmd)
+	ctx, cancel := c.start(cmd)
 	defer cancel()
 	names := c.names(ctx, schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "", "")
 	return withPrefix(names, toComplete), cobra.ShellCompDirectiveNoFileComp
@@ -105,7 +105,7 @@ func (c completer) namespaces(cmd *cobra.Command, _ []string, toComplete string)
 // ConfigMaps in the namespace, and the objects of every kind a
 // CustomResourceDefinition marks as a parent type.
 func (c completer) applySets(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	ctx, cancel := completionContext(cmd)
+	ctx, cancel := c.start(cmd)
 	defer cancel()
 	namespace := c.namespace()
 	sets := c.names(ctx, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, namespace, applySetIDLabel)
@@ -130,7 +130,7 @@ func (c completer) applySets(cmd *cobra.Command, _ []string, toComplete string) 
 // ResourceTypeAndNameCompletionFunc does: the server's resource types,
 // then the names of objects of the type given.
 func (c completer) kindsAndNames(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	ctx, cancel := completionContext(cmd)
+	ctx, cancel := c.start(cmd)
 	defer cancel()
 	switch typ, prefix, typed := strings.Cut(toComplete, "/"); {
 	case len(args) > 0 && !strings.Contains(args[0], "/"):
@@ -241,7 +241,13 @@ func scopedNamespace(mapping *meta.RESTMapping, namespace string) string {
 	return ""
 }
 
-func completionContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+// start bounds the completion's requests: ctx those that take one, and
+// --request-timeout, unless given, those of discovery and the REST mapper,
+// which take none. The process ends after one completion.
+func (c completer) start(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	if timeout := c.getter.Timeout; timeout != nil && (*timeout == "" || *timeout == "0") {
+		*timeout = completionTimeout.String()
+	}
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
