@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/internal/testcluster"
 )
 
@@ -78,6 +80,14 @@ func TestCompletionValuesFromTheCluster(t *testing.T) {
 	}
 	if got := complete("apply", "-n", ns, "--applyset", "web"); !slices.Equal(got, []string{"webset"}) {
 		t.Errorf("--applyset web: %v", got)
+	}
+	// A parent of a custom type: its CRD is labelled a parent type.
+	group := "completion.kapply.test"
+	crd := strings.Replace(fixture.WidgetCRD(group), "metadata: {name: widgets.", `metadata: {labels: {applyset.kubernetes.io/is-parent-type: "true"}, name: widgets.`, 1)
+	parent := fmt.Sprintf("apiVersion: %s/v1\nkind: Widget\nmetadata: {name: wset, labels: {applyset.kubernetes.io/id: applyset-test-v1}}\n", group)
+	mustRun(t, "apply", "-f", writeFiles(t, map[string]string{"a-crd.yaml": crd, "b-parent.yaml": parent}), "-n", ns)
+	if got := complete("apply", "-n", ns, "--applyset", ""); !slices.Equal(got, []string{"configmaps/cmset", "webset", "widgets." + group + "/wset"}) {
+		t.Errorf("--applyset with a custom parent: %v", got)
 	}
 
 	has("export kinds", complete("export", "-n", ns, ""), "configmaps", "deployments.apps", "secrets", "customresourcedefinitions.apiextensions.k8s.io")
