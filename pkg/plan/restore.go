@@ -51,11 +51,16 @@ func (it Item) WithSecretValues(file *unstructured.Unstructured) (Item, error) {
 }
 
 // sameValues checks each value of file's data and stringData against the
-// digest of the plan's merged object (for an apply item, its body).
+// digest of the plan's merged object (for an apply item, its body), so
+// that a value the files changed since is refused even where the patch
+// does not write it.
 func sameValues(it Item, file map[string]any) error {
 	planned := it.Merged
 	if planned == nil {
 		planned = patchObject(it.Patch)
+	}
+	if planned == nil {
+		return nil // a JSON patch alone: restoring checks each value it writes
 	}
 	var differ []string
 	for _, field := range secretmask.Fields() {
