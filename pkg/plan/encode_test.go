@@ -65,7 +65,9 @@ func TestDecodeRefusesHostileDocuments(t *testing.T) {
 			"item 1 (Deployment.apps/web -n prod): a patch item needs the live object's UID and resourceVersion"},
 		{"create with a UID", reencode(t, good, func(d map[string]any) { item(d, 1)["uid"] = "u-9" }),
 			"item 2 (ConfigMap/cfg -n prod): a create has no live object"},
-		{"delete with a patch", reencode(t, good, func(d map[string]any) { item(d, 2)["patch"] = map[string]any{"type": "merge", "data": map[string]any{}} }),
+		{"delete with a patch", reencode(t, good, func(d map[string]any) {
+			item(d, 2)["patch"] = map[string]any{"type": "merge", "data": map[string]any{}}
+		}),
 			"item 3 (ConfigMap/old -n prod): a delete item sends no patch"},
 		{"patch of the wrong type", reencode(t, good, func(d map[string]any) { item(d, 0)["patch"].(map[string]any)["type"] = "apply" }),
 			"a patch item needs a patch of type strategic, merge or json"},
@@ -129,7 +131,7 @@ func checksumOf(t *testing.T, doc []byte) string {
 	return string(doc[i+1 : i+1+len("sha256:")+64])
 }
 
-func items(d map[string]any) []any             { return d["items"].([]any) }
+func items(d map[string]any) []any                { return d["items"].([]any) }
 func item(d map[string]any, i int) map[string]any { return items(d)[i].(map[string]any) }
 func change(d map[string]any, i, j int) map[string]any {
 	return item(d, i)["changes"].([]any)[j].(map[string]any)
