@@ -95,6 +95,13 @@ func TestVerifyCreatePruneDelete(t *testing.T) {
 	if _, err := del.Verify(nil); !errors.Is(err, ErrChanged) {
 		t.Errorf("delete of a deleted object: %v", err)
 	}
+	ssa := Item{Action: Apply, ID: IDOf(same), UID: "u-2", ResourceVersion: "7", Patch: Patch{Type: ApplyPatch, Data: []byte(`{}`)}}
+	if _, err := ssa.Verify(moved); !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "records no changes") {
+		t.Errorf("a server-side apply without changes, moved: %v", err)
+	}
+	if rv, err := ssa.Verify(same); err != nil || rv != "7" {
+		t.Errorf("a server-side apply, unmoved: %q %v", rv, err)
+	}
 }
 
 // TestVerifySecretComparesDigests: a Secret's planned values are digests;
