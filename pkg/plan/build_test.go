@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -57,5 +58,17 @@ func TestIDOf(t *testing.T) {
 	id := IDOf(obj(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"prod"}}`))
 	if id != (ID{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "prod", Name: "web"}) || id.String() != "Deployment.apps/web -n prod" {
 		t.Errorf("%+v %s", id, id)
+	}
+}
+
+func TestClusterSameAs(t *testing.T) {
+	planned := Cluster{Server: "https://a:6443", Context: "laptop", User: "me", ID: "uid-1"}
+	if err := planned.SameAs(Cluster{Server: "https://a:6443", Context: "ci", User: "robot", ID: "uid-1"}); err != nil {
+		t.Errorf("other context and user names: %v", err)
+	}
+	for _, now := range []Cluster{{Server: "https://b:6443", ID: "uid-1"}, {Server: "https://a:6443", ID: "uid-2"}} {
+		if err := planned.SameAs(now); !errors.Is(err, ErrOtherCluster) {
+			t.Errorf("%+v: got %v", now, err)
+		}
 	}
 }

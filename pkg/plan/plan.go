@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +27,24 @@ type Cluster struct {
 	// of the kube-system Namespace (a cluster rebuilt at the same address
 	// gets a new one).
 	ID string
+}
+
+// ErrOtherCluster: a plan made against one cluster is executed against
+// another.
+var ErrOtherCluster = errors.New("the plan was made for another cluster")
+
+// SameAs checks that now, the cluster a run talks to, is the one the plan
+// was made for: the same server URL and identity. Context and user names
+// may differ (a laptop's and CI's kubeconfigs). A plan without an ID
+// matches on the server alone.
+func (c Cluster) SameAs(now Cluster) error {
+	switch {
+	case c.Server != now.Server:
+		return fmt.Errorf("%w: it names server %s, this run talks to %s", ErrOtherCluster, c.Server, now.Server)
+	case c.ID != "" && c.ID != now.ID:
+		return fmt.Errorf("%w: server %s is now cluster %q, the plan's was %q (rebuilt at the same address?)", ErrOtherCluster, c.Server, now.ID, c.ID)
+	}
+	return nil
 }
 
 // Item is what happens to one object and why.
@@ -59,7 +78,9 @@ type Item struct {
 type Action string
 
 const (
-	Create    Action = "create"
+	Create Action = "create"
+	// Update patches the object (spelled "patch" in a document; the Go
+	// name Patch is the body's type).
 	Update    Action = "patch"
 	Unchanged Action = "unchanged"
 	// Apply is a server-side apply: the server merges.
