@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -48,7 +49,8 @@ func (w *waiter) watchGroup(ctx context.Context, g *group) {
 		return len(pending) == 0, nil
 	}
 	listFailed := make(chan error, 1)
-	lw := w.listWatch(g, func(err error) {
+	deadline, _ := ctx.Deadline()
+	lw := w.listWatch(g, deadline, func(err error) {
 		select {
 		case listFailed <- err:
 		default:
@@ -80,8 +82,9 @@ func storeKey(namespace, name string) string {
 // filtered to the one name when only one object of it is waited for. Other
 // objects are dropped from lists and watches, so the informer's store
 // holds only the targets. A LIST that Options.Retry gives up on is handed
-// to giveUp.
-func (w *waiter) listWatch(g *group, giveUp func(error)) cache.ListerWatcher {
+// to giveUp. Each WATCH asks the server to keep it open until deadline (the
+// informer asks for 5 to 10 minutes), so one watch serves a wait.
+func (w *waiter) listWatch(g *group, deadline time.Time, giveUp func(error)) cache.ListerWatcher {
 	var client dynamic.ResourceInterface = w.client.Resource(g.gvr)
 	if g.namespace != "" {
 		client = w.client.Resource(g.gvr).Namespace(g.namespace)
@@ -96,7 +99,7 @@ func (w *waiter) listWatch(g *group, giveUp func(error)) cache.ListerWatcher {
 		u, ok := obj.(*unstructured.Unstructured)
 		return !ok || g.indexes[u.GetName()] != nil
 	}
-	return &cache.ListWatch{
+	return listThenWatch{&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			// The informer's first LIST asks the watch cache (resourceVersion
 			// "0"), which may not have the object just applied yet: a target
@@ -118,6 +121,10 @@ func (w *waiter) listWatch(g *group, giveUp func(error)) cache.ListerWatcher {
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			opts.FieldSelector = selector
+			if !deadline.IsZero() {
+				seconds := max(int64(time.Until(deadline)/time.Second)+1, 1)
+				opts.TimeoutSeconds = &seconds
+			}
 			watcher, err := client.Watch(ctx, opts)
 			if err != nil {
 				return nil, err
@@ -130,8 +137,19 @@ func (w *waiter) listWatch(g *group, giveUp func(error)) cache.ListerWatcher {
 				return ev, true // bookmarks and errors drive the informer
 			}), nil
 		},
-	}
+	}}
 }
+
+// listThenWatch makes the informer LIST, then WATCH, and never open a
+// watch-list stream (client-go's WatchListClient): the LIST goes through
+// Options.Retry, so a permanent error (Forbidden) ends the wait for the
+// group at once and transient ones follow the caller's one rule, where a
+// stream would fall back to a LIST only after failing by its own rules.
+type listThenWatch struct{ *cache.ListWatch }
+
+// IsWatchListSemanticsUnSupported tells the reflector not to use
+// watch-list (see watchlist.DoesClientNotSupportWatchListSemantics).
+func (listThenWatch) IsWatchListSemanticsUnSupported() bool { return true }
 
 // retry runs request through Options.Retry, or once without it.
 func (w *waiter) retry(ctx context.Context, request func() error) error {
