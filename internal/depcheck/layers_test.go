@@ -17,7 +17,7 @@ var layers = [][]string{
 	{"pkg/fieldpath", "pkg/secretmask"},
 	{"pkg/lastapplied", "pkg/schema"},
 	{"pkg/merge", "pkg/ownership", "pkg/export"},
-	{"pkg/load", "pkg/diff"},
+	{"pkg/load", "pkg/diff", "pkg/wait"},
 	{"pkg/apply"},
 }
 
