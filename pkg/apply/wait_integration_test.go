@@ -389,7 +389,10 @@ func TestWaitOneWatchPerResourceAndNamespace(t *testing.T) {
 
 // TestWaitSurvivesABrokenWatch: the connection of the first WATCH drops
 // (a load balancer's idle timeout, an API server restarting); the wait
-// watches again and still sees the deployment become available.
+// reads again and still sees the deployment become available. A watch
+// broken by an error makes client-go's informer LIST again (a backoff of
+// 0.8-1.6 s first), then WATCH if the object is not final yet: one more
+// LIST, and a second WATCH or none, depending on when the status lands.
 func TestWaitSurvivesABrokenWatch(t *testing.T) {
 	requireCluster(t)
 	w := newWorld(t, kapplyTool, nil)
@@ -432,7 +435,7 @@ func TestWaitSurvivesABrokenWatch(t *testing.T) {
 	}
 	watches, lists := counter.counts()
 	t.Logf("%d WATCH, %d LIST requests", len(watches), lists)
-	if len(watches) < 2 || len(watches) > 3 || lists > 2 {
-		t.Errorf("%d WATCH and %d LIST requests, want a second WATCH after the first broke (and at most one more LIST)", len(watches), lists)
+	if len(watches)+lists < 3 || len(watches) > 3 || lists > 2 {
+		t.Errorf("%d WATCH and %d LIST requests, want a second WATCH or LIST after the first broke (and at most one more LIST)", len(watches), lists)
 	}
 }
