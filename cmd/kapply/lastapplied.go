@@ -76,7 +76,7 @@ func newLastAppliedViewCommand(getter *genericclioptions.ConfigFlags, streams ge
 		},
 	}
 	opts.files.add(cmd, "file naming the objects to view")
-	cmd.Flags().StringVarP(&opts.output, "output", "o", "yaml", `"yaml" or "json"`)
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "yaml", `"yaml", "json" or "kyaml"`)
 	return cmd
 }
 
@@ -86,7 +86,7 @@ func runLastAppliedView(ctx context.Context, getter *genericclioptions.ConfigFla
 		return readFailed(err)
 	}
 	for _, t := range targets {
-		out, err := lastapplied.View(t.Obj, opts.output)
+		out, err := viewLastApplied(t.Obj, opts.output)
 		if err != nil {
 			return withCode(exitError, viewError(t, err))
 		}

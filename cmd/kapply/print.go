@@ -39,9 +39,9 @@ type eventPrinter struct {
 
 func newEventPrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) {
 	switch output {
-	case "", "name", "yaml", "json":
+	case "", "name", "yaml", "json", "kyaml":
 	default:
-		return nil, fmt.Errorf(`--output must be "name", "yaml" or "json", not %q`, output)
+		return nil, fmt.Errorf(`--output must be "name", "yaml", "json" or "kyaml", not %q`, output)
 	}
 	p := &eventPrinter{output: output}
 	switch dryRun {
@@ -73,7 +73,7 @@ func (p *eventPrinter) printRest(streams genericiooptions.IOStreams, events []ap
 			printWarnings(streams.ErrOut, apply.Event{Warnings: ev.Warnings[min(n, len(ev.Warnings)):]})
 			continue
 		}
-		if (p.output == "yaml" || p.output == "json") && ev.Outcome != apply.Failed && ev.Outcome != apply.Skipped {
+		if p.printsObjects() && ev.Outcome != apply.Failed && ev.Outcome != apply.Skipped {
 			printWarnings(streams.ErrOut, ev)
 			results = append(results, ev)
 			continue
@@ -220,14 +220,14 @@ func (p *eventPrinter) printObjects(streams genericiooptions.IOStreams, events [
 	}
 }
 
-// objectPrinter is a new printer of -o: a YAMLPrinter separates the
-// objects of its second and later calls with "---".
+// objectPrinter is a new printer of -o (see objectPrinter).
 func (p *eventPrinter) objectPrinter() printers.ResourcePrinter {
-	if p.output == "yaml" {
-		return &printers.YAMLPrinter{}
-	}
-	return &printers.JSONPrinter{}
+	return objectPrinter(p.output)
 }
+
+// printsObjects reports whether -o prints the objects (yaml, json, kyaml)
+// rather than a line per object.
+func (p *eventPrinter) printsObjects() bool { return objectPrinter(p.output) != nil }
 
 // asList is the one object, or a List of them when list is set.
 func asList(objs []runtime.Object, list bool) runtime.Object {
