@@ -95,7 +95,7 @@ func runMigrate(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 			continue
 		}
 		failed += printEach(streams, []apply.RecordResult{m.RecordResult}, migrateOpts.DryRun, "migrated")
-		printMigration(streams, m, migrateOpts.FieldManager)
+		printMigration(streams, m, receiver(migrateOpts))
 	}
 	return someFailed(failed, len(migrations), "could not be migrated")
 }
@@ -119,6 +119,14 @@ func (o migrateOptions) toOptions() (apply.MigrateOptions, error) {
 		return out, fmt.Errorf(`--to must be "server-side" or "client-side", not %q`, o.to)
 	}
 	return out, nil
+}
+
+// receiver is the manager the fields go to.
+func receiver(o apply.MigrateOptions) string {
+	if o.To == apply.ToClientSide {
+		return apply.ClientSideFieldManager
+	}
+	return o.FieldManager
 }
 
 // printMigration prints the plan of one object under its result line.

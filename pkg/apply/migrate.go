@@ -279,8 +279,12 @@ func conflictError(conflicts map[string][]string) error {
 			lines = append(lines, fmt.Sprintf("- conflict with %q: %s", manager, f))
 		}
 	}
-	return fmt.Errorf("%w: %d conflicts:\n%s\nmigrate with --force-conflicts to take them (the next server-side apply then sets the file's values), "+
-		"or release them from the record (kapply release)", ErrMigrateConflicts, len(lines), strings.Join(lines, "\n"))
+	plural := "s"
+	if len(lines) == 1 {
+		plural = ""
+	}
+	return fmt.Errorf("%w: %d conflict%s:\n%s\nmigrate with --force-conflicts to take them (the next server-side apply then sets the file's values), "+
+		"or release them from the record (kapply release)", ErrMigrateConflicts, len(lines), plural, strings.Join(lines, "\n"))
 }
 
 func sortedKeys(m map[string][]string) []string {
