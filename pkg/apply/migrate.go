@@ -261,9 +261,9 @@ func fieldNames(set *smdpath.Set) []string {
 	return out
 }
 
-func byManager(sets map[string]*smdpath.Set) map[string][]string {
+func byManager(fields map[string]*smdpath.Set) map[string][]string {
 	out := map[string][]string{}
-	for manager, set := range sets {
+	for manager, set := range fields {
 		if names := fieldNames(set); len(names) > 0 {
 			out[manager] = names
 		}

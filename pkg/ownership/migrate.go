@@ -99,8 +99,15 @@ func unionInto(entries []metav1.ManagedFieldsEntry, m ServerSideMigration, field
 	if fields.Empty() {
 		return entries, nil
 	}
+	return addFields(entries, metav1.ManagedFieldsEntry{Manager: m.To, Operation: metav1.ManagedFieldsOperationApply,
+		APIVersion: m.APIVersion, Time: &m.Time, FieldsType: "FieldsV1"}, fields)
+}
+
+// addFields adds fields to the entry of entries with fresh's manager and
+// operation (no subresource), or appends fresh owning them.
+func addFields(entries []metav1.ManagedFieldsEntry, fresh metav1.ManagedFieldsEntry, fields *fieldpath.Set) ([]metav1.ManagedFieldsEntry, error) {
 	for i, e := range entries {
-		if e.Manager == m.To && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" {
+		if e.Manager == fresh.Manager && e.Operation == fresh.Operation && e.Subresource == "" {
 			set, err := decodeEntry(e)
 			if err != nil {
 				return nil, err
@@ -109,8 +116,7 @@ func unionInto(entries []metav1.ManagedFieldsEntry, m ServerSideMigration, field
 			return entries, err
 		}
 	}
-	e, err := withFields(metav1.ManagedFieldsEntry{Manager: m.To, Operation: metav1.ManagedFieldsOperationApply,
-		APIVersion: m.APIVersion, Time: &m.Time, FieldsType: "FieldsV1"}, fields)
+	e, err := withFields(fresh, fields)
 	return append(entries, e), err
 }
 
@@ -135,26 +141,16 @@ func ToClientSide(entries []metav1.ManagedFieldsEntry, from, to string) ([]metav
 	if owned.Empty() {
 		return entries, owned, nil
 	}
-	for i, e := range out {
-		if e.Manager == to && e.Operation == metav1.ManagedFieldsOperationUpdate && e.Subresource == "" {
-			set, err := decodeEntry(e)
-			if err != nil {
-				return nil, nil, err
-			}
-			out[i], err = withFields(e, set.Union(owned))
-			return out, owned, err
-		}
-	}
-	e, err := withFields(metav1.ManagedFieldsEntry{Manager: to, Operation: metav1.ManagedFieldsOperationUpdate,
+	out, err := addFields(out, metav1.ManagedFieldsEntry{Manager: to, Operation: metav1.ManagedFieldsOperationUpdate,
 		APIVersion: apiVersionOf(entries, from), Time: timeOf(entries, from), FieldsType: "FieldsV1"}, owned)
-	return append(out, e), owned, err
+	return out, owned, err
 }
 
 // Diff returns, per manager (Manager (subresource)), the fields it owns in
 // before and no longer in after: what a migration or a forced apply takes
 // from it.
 func Diff(before, after []metav1.ManagedFieldsEntry) (map[string]*fieldpath.Set, error) {
-	sets := func(entries []metav1.ManagedFieldsEntry) (map[string]*fieldpath.Set, error) {
+	byName := func(entries []metav1.ManagedFieldsEntry) (map[string]*fieldpath.Set, error) {
 		out := map[string]*fieldpath.Set{}
 		for _, e := range entries {
 			set, err := decodeEntry(e)
@@ -165,11 +161,11 @@ func Diff(before, after []metav1.ManagedFieldsEntry) (map[string]*fieldpath.Set,
 		}
 		return out, nil
 	}
-	b, err := sets(before)
+	b, err := byName(before)
 	if err != nil {
 		return nil, err
 	}
-	a, err := sets(after)
+	a, err := byName(after)
 	if err != nil {
 		return nil, err
 	}
