@@ -101,3 +101,27 @@ func TestMigrateToServerSidePredictsConflicts(t *testing.T) {
 		t.Errorf("replicas %d, want the file's 2", replicas)
 	}
 }
+
+// TestMigrateSecretKeepsValuesHidden: a Secret applied by kapply has a
+// redacted record; migrate both ways works from it, prints no value, and
+// the record written back by --to=client-side is redacted too.
+func TestMigrateSecretKeepsValuesHidden(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	const value = "migrate-s3cret-value"
+	dir := writeFiles(t, map[string]string{"s.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {password: " + value + "}\n"})
+	if r := kapply(t, "apply", "-f", dir, "-n", ns); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, to := range []string{"server-side", "client-side"} {
+		r := kapply(t, "migrate", "--to="+to, "-f", dir, "-n", ns)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "secret/creds migrated\n") || strings.Contains(r.stdout+r.stderr, value) {
+			t.Fatalf("migrate --to=%s: exit %d\n%s\n%s", to, r.code, r.stdout, r.stderr)
+		}
+	}
+	live := liveObject(t, secrets, ns, "creds")
+	record := live.GetAnnotations()["kubectl.kubernetes.io/last-applied-configuration"]
+	if record == "" || strings.Contains(record, value) || !strings.Contains(record, "password") {
+		t.Errorf("record after --to=client-side: %q; want one naming password, redacted", record)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // MigrateTo is the side Migrate moves objects to.
@@ -224,7 +225,29 @@ func recordProbe(live *unstructured.Unstructured) (*unstructured.Unstructured, e
 	unstructured.RemoveNestedField(probe.Object, "metadata", "managedFields")
 	probe.SetName(live.GetName())
 	probe.SetNamespace(live.GetNamespace())
+	if secretmask.IsSecret(probe.Object) {
+		withLiveSecretValues(probe, live)
+	}
 	return probe, nil
+}
+
+// withLiveSecretValues gives the probe of a Secret the live values of the
+// keys its record names: a record kapply redacted holds digests, which the
+// server would refuse as data, and a stringData entry is stored under data.
+// The dry run needs only which keys the record names.
+func withLiveSecretValues(probe, live *unstructured.Unstructured) {
+	liveData, _, _ := unstructured.NestedMap(live.Object, "data")
+	data := map[string]any{}
+	for _, field := range []string{"data", "stringData"} {
+		recorded, _, _ := unstructured.NestedMap(probe.Object, field)
+		for key := range recorded {
+			if v, ok := liveData[key]; ok {
+				data[key] = v
+			}
+		}
+	}
+	delete(probe.Object, "stringData")
+	probe.Object["data"] = data
 }
 
 // forcedDryRun is the server's dry run of probe applied by manager with
