@@ -108,20 +108,21 @@ func TestMigrateToServerSidePredictsConflicts(t *testing.T) {
 func TestMigrateSecretKeepsValuesHidden(t *testing.T) {
 	testcluster.Require(t, cluster)
 	ns := cluster.Namespace(t)
-	const value = "migrate-s3cret-value"
-	dir := writeFiles(t, map[string]string{"s.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {password: " + value + "}\n"})
+	const value = "bWlncmF0ZS1zM2NyZXQtdmFsdWU=" // base64 of migrate-s3cret-value
+	dir := writeFiles(t, map[string]string{"s.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\ndata: {password: " + value + ", token: dG9r}\n" +
+		"stringData: {user: migrate-user-value}\n"})
 	if r := kapply(t, "apply", "-f", dir, "-n", ns); r.code != 0 {
 		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
 	}
 	for _, to := range []string{"server-side", "client-side"} {
 		r := kapply(t, "migrate", "--to="+to, "-f", dir, "-n", ns)
-		if r.code != 0 || !strings.HasPrefix(r.stdout, "secret/creds migrated\n") || strings.Contains(r.stdout+r.stderr, value) {
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "secret/creds migrated\n") || strings.Contains(r.stdout+r.stderr, value) || strings.Contains(r.stdout+r.stderr, "migrate-user-value") || strings.Contains(r.stdout+r.stderr, "migrate-user-value") {
 			t.Fatalf("migrate --to=%s: exit %d\n%s\n%s", to, r.code, r.stdout, r.stderr)
 		}
 	}
 	live := liveObject(t, secrets, ns, "creds")
 	record := live.GetAnnotations()["kubectl.kubernetes.io/last-applied-configuration"]
-	if record == "" || strings.Contains(record, value) || !strings.Contains(record, "password") {
+	if record == "" || strings.Contains(record, value) || strings.Contains(record, "migrate-user-value") || strings.Contains(record, "migrate-user-value") || !strings.Contains(record, "password") {
 		t.Errorf("record after --to=client-side: %q; want one naming password, redacted", record)
 	}
 }
