@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/kapply/kapply/pkg/cluster"
 )
 
 // Readiness is where one object stands at the end of a wait, in kstatus's
@@ -162,17 +164,20 @@ func (w *waiter) watchGroup(ctx context.Context, k waitGroupKey, names map[strin
 	rv := ""
 	for pending > 0 && ctx.Err() == nil {
 		if rv == "" {
-			list, err := client.List(ctx, metav1.ListOptions{FieldSelector: selector})
+			listed := map[string]bool{}
+			listRV, err := cluster.EachItem(ctx, cluster.DefaultChunkSize, metav1.ListOptions{FieldSelector: selector},
+				func(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+					return client.List(ctx, opts)
+				}, func(item *unstructured.Unstructured) error {
+					listed[item.GetName()] = true
+					observe(item.GetName(), item, false)
+					return nil
+				})
 			if err != nil {
 				if w.giveUp(ctx, names, err) {
 					return
 				}
 				continue
-			}
-			listed := map[string]bool{}
-			for i := range list.Items {
-				listed[list.Items[i].GetName()] = true
-				observe(list.Items[i].GetName(), &list.Items[i], false)
 			}
 			// The LIST reads the server's current state: a target it
 			// lacks was deleted (before this LIST, or while a watch was
@@ -182,7 +187,7 @@ func (w *waiter) watchGroup(ctx context.Context, k waitGroupKey, names map[strin
 					observe(name, nil, true)
 				}
 			}
-			rv = list.GetResourceVersion()
+			rv = listRV
 			continue
 		}
 		rv = w.follow(ctx, client, selector, rv, observe, func() bool { return pending == 0 })
