@@ -77,7 +77,7 @@ func Wait(ctx context.Context, client dynamic.Interface, targets []WaitTarget, o
 		opts.Timeout = time.Minute
 	}
 	w := &waiter{client: client, opts: opts, results: make([]Readiness, len(targets)), final: make([]bool, len(targets)),
-		targetUIDs: make([]types.UID, len(targets))}
+		targetUIDs: make([]types.UID, len(targets)), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
 	groups := map[waitGroupKey]map[string][]int{}
 	var order []waitGroupKey
 	for i, t := range targets {
@@ -119,6 +119,8 @@ type waitGroupKey struct {
 type waiter struct {
 	client dynamic.Interface
 	opts   WaitOptions
+	// listSlots bounds the LISTs open at once (the watches are not).
+	listSlots chan struct{}
 	// targetUIDs are the targets' UIDs, read by every watch: not changed
 	// once the watches start.
 	targetUIDs []types.UID
@@ -165,14 +167,10 @@ func (w *waiter) watchGroup(ctx context.Context, k waitGroupKey, names map[strin
 	for pending > 0 && ctx.Err() == nil {
 		if rv == "" {
 			listed := map[string]bool{}
-			listRV, err := cluster.EachItem(ctx, cluster.DefaultChunkSize, metav1.ListOptions{FieldSelector: selector},
-				func(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
-					return client.List(ctx, opts)
-				}, func(item *unstructured.Unstructured) error {
-					listed[item.GetName()] = true
-					observe(item.GetName(), item, false)
-					return nil
-				})
+			listRV, err := w.list(ctx, client, selector, func(item *unstructured.Unstructured) {
+				listed[item.GetName()] = true
+				observe(item.GetName(), item, false)
+			})
 			if err != nil {
 				if w.giveUp(ctx, names, err) {
 					return
@@ -192,6 +190,25 @@ func (w *waiter) watchGroup(ctx context.Context, k waitGroupKey, names map[strin
 		}
 		rv = w.follow(ctx, client, selector, rv, observe, func() bool { return pending == 0 })
 	}
+}
+
+// list reads the objects of one group in pages (cluster.EachItem), at most
+// cluster.MaxListsInFlight of the wait's LISTs at once, and returns the
+// resourceVersion to watch from.
+func (w *waiter) list(ctx context.Context, client dynamic.ResourceInterface, selector string, fn func(*unstructured.Unstructured)) (string, error) {
+	select {
+	case w.listSlots <- struct{}{}:
+		defer func() { <-w.listSlots }()
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
+	}
+	return cluster.EachItem(ctx, cluster.DefaultChunkSize, metav1.ListOptions{FieldSelector: selector},
+		func(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+			return client.List(ctx, opts)
+		}, func(item *unstructured.Unstructured) error {
+			fn(item)
+			return nil
+		})
 }
 
 // follow watches from rv and hands each change to observe until done, the
