@@ -19,7 +19,6 @@ import (
 type exportOptions struct {
 	output      string
 	showSecrets bool
-	chunkSize   int64
 }
 
 func newExportCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -49,7 +48,6 @@ kapply adopt records the file, and kapply apply manages the object.`,
 	}
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "yaml", `"yaml" or "json"`)
 	cmd.Flags().BoolVar(&opts.showSecrets, "show-secrets", false, "write the values of Secrets instead of masks")
-	addChunkSizeFlag(cmd, &opts.chunkSize)
 	return cmd
 }
 
@@ -63,7 +61,7 @@ func runExport(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	default:
 		return withCode(exitError, fmt.Errorf(`--output must be "yaml" or "json", not %q`, opts.output))
 	}
-	targets, err := known(load.ReadLive(ctx, getter, args, load.Files{}, opts.chunkSize))
+	targets, err := known(load.ReadLive(ctx, getter, args, load.Files{}))
 	if err != nil {
 		return readFailed(err)
 	}

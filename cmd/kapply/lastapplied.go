@@ -81,7 +81,7 @@ func newLastAppliedViewCommand(getter *genericclioptions.ConfigFlags, streams ge
 }
 
 func runLastAppliedView(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts lastAppliedViewOptions) error {
-	targets, err := known(load.ReadLive(ctx, getter, args, opts.files.options(streams.In), apply.DefaultChunkSize))
+	targets, err := known(load.ReadLive(ctx, getter, args, opts.files.options(streams.In)))
 	if err != nil {
 		return readFailed(err)
 	}
@@ -181,7 +181,7 @@ func newLastAppliedEditCommand(getter *genericclioptions.ConfigFlags, streams ge
 }
 
 func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts lastAppliedEditOptions) error {
-	targets, err := known(load.ReadLive(ctx, getter, args, opts.files.options(streams.In), apply.DefaultChunkSize))
+	targets, err := known(load.ReadLive(ctx, getter, args, opts.files.options(streams.In)))
 	if err != nil {
 		return readFailed(err)
 	}

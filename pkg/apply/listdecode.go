@@ -18,9 +18,15 @@ func (r *runner) listRaw(ctx context.Context, key listKey, opts metav1.ListOptio
 	if err := validNamespace(key.namespace); err != nil {
 		return nil, err
 	}
-	return r.lists.Get().AbsPath(listPath(key)...).
+	res := r.lists.Get().AbsPath(listPath(key)...).
 		SpecificallyVersionedParams(&opts, writeParamsCodec, writeParamsVersion).
-		SetHeader("Accept", "application/json").Do(ctx).Raw()
+		SetHeader("Accept", "application/json").Do(ctx)
+	// Error decodes the server's Status (its reason: Forbidden, Expired;
+	// its message); Raw's error does not.
+	if err := res.Error(); err != nil {
+		return nil, err
+	}
+	return res.Raw()
 }
 
 // listPath is the path of a LIST of key, as the dynamic client builds it.

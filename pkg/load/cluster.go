@@ -17,11 +17,8 @@ var ErrNothingNamed = errors.New("no objects named: give TYPE/NAME arguments or 
 // ReadLive reads from the server the objects that TYPE/NAME arguments
 // (names) or files name, in the namespace of the kubeconfig or -n: the
 // targets of the ownership commands. Files are read as LoadContext reads
-// them: each once, within ctx and MaxInputSize. A TYPE without names is
-// listed in pages of chunkSize objects (kubectl get's --chunk-size; 0: in
-// one answer); as in kubectl get, a continue token that expires fails the
-// read.
-func ReadLive(ctx context.Context, getter genericclioptions.RESTClientGetter, names []string, files Files, chunkSize int64) ([]*Object, error) {
+// them: each once, within ctx and MaxInputSize.
+func ReadLive(ctx context.Context, getter genericclioptions.RESTClientGetter, names []string, files Files) ([]*Object, error) {
 	if len(names) == 0 && len(files.Filenames) == 0 {
 		return nil, ErrNothingNamed
 	}
@@ -35,7 +32,7 @@ func ReadLive(ctx context.Context, getter genericclioptions.RESTClientGetter, na
 		}
 		b = b.Latest()
 	}
-	infos, err := b.ResourceTypeOrNameArgs(false, names...).RequestChunksOf(max(chunkSize, 0)).Flatten().Do().Infos()
+	infos, err := b.ResourceTypeOrNameArgs(false, names...).Flatten().Do().Infos()
 	if err != nil {
 		return nil, fmt.Errorf("reading objects: %w", err)
 	}
