@@ -37,13 +37,14 @@ func (l *requestLog) rule(req *http.Request, _ int64) testcluster.Fault {
 }
 
 // take returns the query of each GET of path since the last take (the
-// LISTs of a collection), and how many GETs of single objects in it there
-// were.
+// LISTs of a collection; WATCHes are left out), and how many GETs of
+// single objects in it there were.
 func (l *requestLog) take(path string) (lists []url.Values, gets int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, u := range l.requests {
 		switch {
+		case u.Query().Get("watch") == "true":
 		case u.Path == path:
 			lists = append(lists, u.Query())
 		case strings.HasPrefix(u.Path, path+"/"):

@@ -107,7 +107,10 @@ func (w *waiter) listWatch(g *group, deadline time.Time, giveUp func(error)) cac
 			opts.FieldSelector, opts.ResourceVersion, opts.ResourceVersionMatch = selector, "", ""
 			// The informer's pager asks for pages of 500 (limit, then
 			// continue) and falls back to one answer when a continue token
-			// expires; at most cluster.MaxListsInFlight pages are read at once.
+			// expires; its relists from a resourceVersion are not paged
+			// (client-go's choice, for the watch cache), and a limit set
+			// here would cut the fallback's one answer to a page. At most
+			// cluster.MaxListsInFlight pages are read at once.
 			select {
 			case w.listSlots <- struct{}{}:
 				defer func() { <-w.listSlots }()
