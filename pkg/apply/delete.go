@@ -29,6 +29,10 @@ type DeleteOptions struct {
 // CRDs (their custom resources gone by then), then Namespaces. Events come
 // in that order.
 func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]Event, error) {
+	objects, err := in.objects()
+	if err != nil {
+		return nil, err
+	}
 	r, err := a.runner(ctx, Options{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace,
 		Timeout: opts.Timeout, DryRun: opts.DryRun, Parallel: opts.Parallel, Cascade: opts.Cascade}.withDefaults())
 	if err != nil {
@@ -37,7 +41,7 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 	if err := r.reachServer(ctx); err != nil {
 		return nil, afterLoadErrors(in.Errors, err)
 	}
-	objects, loadErrs := in.objects(), in.Errors
+	loadErrs := in.Errors
 	var events []Event
 	order := phases(objects)
 	slices.Reverse(order)

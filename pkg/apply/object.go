@@ -22,16 +22,20 @@ type object struct {
 }
 
 // objects are in's objects as a run handles them, with their Sources (zero
-// when in has none).
-func (in Input) objects() []*object {
+// when in has none). Sources that are not one per object are the caller's
+// mistake, refused before anything is sent.
+func (in Input) objects() ([]*object, error) {
+	if in.Sources != nil && len(in.Sources) != len(in.Objects) {
+		return nil, fmt.Errorf("Input has %d Sources for %d Objects: give one per object, or none", len(in.Sources), len(in.Objects))
+	}
 	out := make([]*object, len(in.Objects))
 	for i, u := range in.Objects {
 		out[i] = &object{Obj: u}
-		if i < len(in.Sources) {
+		if in.Sources != nil {
 			out[i].Source = in.Sources[i]
 		}
 	}
-	return out
+	return out, nil
 }
 
 // readAll is in's objects for an operation that takes every object or none
@@ -40,7 +44,7 @@ func (in Input) readAll() ([]*object, error) {
 	if len(in.Errors) > 0 {
 		return nil, errors.Join(in.Errors...)
 	}
-	return in.objects(), nil
+	return in.objects()
 }
 
 // event is ev about o: with o's object, source and mapping.

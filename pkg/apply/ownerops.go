@@ -144,7 +144,8 @@ func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace s
 		if plans[i], err = planOne(r, objCtx, o); err != nil {
 			return nil, errorOf(o, err)
 		}
-		result(&plans[i]).Object, result(&plans[i]).Source = o.Obj, o.Source
+		res := result(&plans[i])
+		res.Object, res.Source = o.Obj, o.Source
 	}
 	for i := range plans {
 		res := result(&plans[i])

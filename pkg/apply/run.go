@@ -57,6 +57,10 @@ type Input struct {
 // run (an unreachable server, a malformed ApplySet); per-object failures
 // are events.
 func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, error) {
+	objects, err := in.objects()
+	if err != nil {
+		return nil, err
+	}
 	r, err := a.runner(ctx, opts.withDefaults())
 	if err != nil {
 		return nil, err
@@ -67,7 +71,6 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	if err := r.reachServer(ctx); err != nil {
 		return nil, afterLoadErrors(in.Errors, err)
 	}
-	objects := in.objects()
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
 		return nil, err
