@@ -9,11 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -148,9 +150,9 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	}
 	bar := newProgress(streams.ErrOut)
 	runOpts.Progress = bar.update
-	runOpts.OnForceBackup = func(o *load.Object, path string) {
+	runOpts.OnForceBackup = func(obj *unstructured.Unstructured, _ plan.Source, path string) {
 		bar.clear()
-		fmt.Fprintf(streams.ErrOut, "kapply: saved %s to %s before deleting it for --force\n", o.Ref(), path)
+		fmt.Fprintf(streams.ErrOut, "kapply: saved %s to %s before deleting it for --force\n", apply.ObjectRef(obj), path)
 	}
 	lines := printer.stream(streams, bar.clear)
 	if lines != nil {
