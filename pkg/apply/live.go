@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/kapply/kapply/pkg/cluster"
-	"github.com/kapply/kapply/pkg/load"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -47,7 +46,7 @@ type listing struct {
 // forgotten: each object is planned once (the run refuses duplicates), and
 // what has been planned need not be held. Only objects the run's order has
 // given are taken, so their LIST has settled them.
-func (l *liveIndex) take(o *load.Object) (live *unstructured.Unstructured, exists, listed bool) {
+func (l *liveIndex) take(o *object) (live *unstructured.Unstructured, exists, listed bool) {
 	if l == nil {
 		return nil, false, false
 	}
@@ -65,7 +64,7 @@ func (l *liveIndex) take(o *load.Object) (live *unstructured.Unstructured, exist
 	return nil, false, !lst.failed
 }
 
-func keyOf(o *load.Object) listKey {
+func keyOf(o *object) listKey {
 	return listKey{resource: o.Mapping.Resource, namespace: o.Obj.GetNamespace()}
 }
 
@@ -78,7 +77,7 @@ func keyOf(o *load.Object) listKey {
 // failed LIST (forbidden, say) is not an error: the objects it had not
 // found fall back to a GET each. Once a LIST finds objects, the schema of
 // their kind is resolved (objects to create plan nothing), on schemas.
-func (r *runner) startLists(ctx context.Context, objects []*load.Object, indexes []int, schemas *sync.WaitGroup) (*liveIndex, <-chan int) {
+func (r *runner) startLists(ctx context.Context, objects []*object, indexes []int, schemas *sync.WaitGroup) (*liveIndex, <-chan int) {
 	index := &liveIndex{lists: map[listKey]*listing{}}
 	byKey := map[listKey][]int{}
 	for _, i := range indexes {
@@ -146,7 +145,7 @@ func (lst *listing) settle(item *unstructured.Unstructured, noManagedFields bool
 // end settles the objects the LIST did not find, after it ended with err,
 // and returns their indexes: missing, or to be read by a GET each if the
 // LIST failed. A resource the server does not serve (404) holds nothing.
-func (lst *listing) end(err error, objects []*load.Object) []int {
+func (lst *listing) end(err error, objects []*object) []int {
 	lst.mu.Lock()
 	defer lst.mu.Unlock()
 	lst.failed = err != nil && !apierrors.IsNotFound(err)
@@ -165,7 +164,7 @@ func (lst *listing) end(err error, objects []*load.Object) []int {
 // documents one group-version at a time. The resolver computes each kind
 // once; a failure is not kept, so planning tries again and reports its own
 // error. Server-side apply plans nothing.
-func (r *runner) prefetchSchema(o *load.Object, schemas *sync.WaitGroup) {
+func (r *runner) prefetchSchema(o *object, schemas *sync.WaitGroup) {
 	if r.opts.ServerSide || r.schemas == nil {
 		return
 	}
