@@ -5,17 +5,28 @@ import (
 	"fmt"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/internal/jsonmap"
 )
 
-// listRaw reads one LIST response as JSON bytes through the Lists client.
-func (r *runner) listRaw(ctx context.Context, key listKey) ([]byte, error) {
+// listRaw reads one LIST response (a page: opts' limit and continue) as
+// JSON bytes through the Lists client, with opts encoded as the dynamic
+// client encodes them.
+func (r *runner) listRaw(ctx context.Context, key listKey, opts metav1.ListOptions) ([]byte, error) {
 	if err := validNamespace(key.namespace); err != nil {
 		return nil, err
 	}
-	return r.lists.Get().AbsPath(listPath(key)...).SetHeader("Accept", "application/json").Do(ctx).Raw()
+	res := r.lists.Get().AbsPath(listPath(key)...).
+		SpecificallyVersionedParams(&opts, writeParamsCodec, writeParamsVersion).
+		SetHeader("Accept", "application/json").Do(ctx)
+	// Error decodes the server's Status (its reason: Forbidden, Expired;
+	// its message); Raw's error does not.
+	if err := res.Error(); err != nil {
+		return nil, err
+	}
+	return res.Raw()
 }
 
 // listPath is the path of a LIST of key, as the dynamic client builds it.
@@ -30,7 +41,8 @@ func listPath(key listKey) []string {
 	return append(path, key.resource.Resource)
 }
 
-// decodeList decodes the items of a LIST response, each as the dynamic
+// decodeList decodes a LIST response (its metadata, with the continue
+// token and resourceVersion of a page, and its items), each item as the dynamic
 // client would (numbers kept as int64 where they are integers, keys case
 // sensitive), with the list's apiVersion and kind given to items that lack
 // them (the server leaves them out of built-in kinds' lists).
@@ -42,7 +54,7 @@ func listPath(key listKey) []string {
 // once, by jsonmap, which gives the values apimachinery gives in a single
 // pass (encoding/json, under apimachinery, validates all its input before
 // decoding it).
-func decodeList(data []byte) ([]*unstructured.Unstructured, error) {
+func decodeList(data []byte) (*unstructured.UnstructuredList, error) {
 	envelope, objs, err := jsonmap.List(data)
 	if err != nil {
 		return nil, fmt.Errorf("decoding the list: %w", err)
@@ -52,14 +64,14 @@ func decodeList(data []byte) ([]*unstructured.Unstructured, error) {
 	apiVersion, _ := envelope["apiVersion"].(string)
 	kind, _ := envelope["kind"].(string)
 	itemKind := strings.TrimSuffix(kind, "List")
-	items := make([]*unstructured.Unstructured, 0, len(objs))
-	for _, obj := range objs {
-		item := &unstructured.Unstructured{Object: obj}
+	list := &unstructured.UnstructuredList{Object: envelope, Items: make([]unstructured.Unstructured, len(objs))}
+	for i, obj := range objs {
+		item := &list.Items[i]
+		item.Object = obj
 		if item.GetKind() == "" && item.GetAPIVersion() == "" {
 			item.SetKind(itemKind)
 			item.SetAPIVersion(apiVersion)
 		}
-		items = append(items, item)
 	}
-	return items, nil
+	return list, nil
 }
