@@ -1,6 +1,17 @@
 package jsonmap
 
-import "fmt"
+import (
+	"fmt"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/kapply/kapply/internal/offswitch"
+)
+
+// on is false under KAPPLY_JSONMAP=off: Object decodes with apimachinery's
+// json.Unmarshal and Append declines every value, so that its callers
+// encode with encoding/json (or the dynamic client).
+var on = !offswitch.Off("KAPPLY_JSONMAP")
 
 // maxDepth is the nesting of arrays and objects encoding/json (and so
 // apimachinery) accepts; deeper input is an error, not a stack overflow.
@@ -23,6 +34,10 @@ func (e *Error) Error() string { return fmt.Sprintf("%s at offset %d", e.Msg, e.
 // duplicate key keeps its last value. The JSON null gives a nil map and
 // no error, as apimachinery leaves m nil; any other non-object is an error.
 func Object(data []byte) (map[string]any, error) {
+	if !on {
+		var m map[string]any
+		return m, utiljson.Unmarshal(data, &m)
+	}
 	d := newDecoder(data)
 	defer d.release()
 	d.skipSpace()

@@ -20,6 +20,9 @@ import (
 // and encoding/json reaches each value through reflection and sorts each
 // map's keys through reflect.Value wrappers.
 func Append(dst []byte, v any) (out []byte, ok bool) {
+	if !on {
+		return dst, false
+	}
 	e := encoder{out: dst}
 	if !e.value(v) {
 		return dst, false
