@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -136,8 +137,15 @@ func isJSON(contentType string) bool {
 }
 
 // isObject tells an answer the dynamic client takes for an object: a kind
-// that is not Status, an apiVersion that is a string if any.
+// that is not Status, an apiVersion that is a string if any. A key that
+// differs from "kind" or "apiVersion" only in case (which the client's
+// first, case-insensitive decoding reads too) leaves the answer to it.
 func isObject(obj map[string]any) bool {
+	for k := range obj {
+		if k != "kind" && k != "apiVersion" && (strings.EqualFold(k, "kind") || strings.EqualFold(k, "apiVersion")) {
+			return false
+		}
+	}
 	kind, _ := obj["kind"].(string)
 	_, isString := obj["apiVersion"].(string)
 	return kind != "" && kind != "Status" && (isString || obj["apiVersion"] == nil)

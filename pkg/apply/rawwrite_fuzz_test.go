@@ -18,7 +18,8 @@ import (
 
 // FuzzDecodeList: wherever apimachinery's list decoding takes a LIST
 // response, decodeList gives its items. go test runs the seeds and
-// testdata/fuzz/FuzzDecodeList; fuzz with go test -fuzz FuzzDecodeList ./pkg/apply
+// testdata/fuzz/FuzzDecodeList; fuzz with (no test cluster per worker)
+// KAPPLY_K8S_BIN=/none go test -short -run '^$' -fuzz FuzzDecodeList ./pkg/apply
 func FuzzDecodeList(f *testing.F) {
 	for _, data := range []string{
 		`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"},"data":{"k":"v"}}]}`,
@@ -50,7 +51,7 @@ func FuzzDecodeList(f *testing.F) {
 
 // FuzzDecodeWritten: for any answer body to a write, decodeWritten gives
 // the dynamic client's object and error. Fuzz with
-// go test -fuzz FuzzDecodeWritten ./pkg/apply
+// KAPPLY_K8S_BIN=/none go test -short -run '^$' -fuzz FuzzDecodeWritten ./pkg/apply
 func FuzzDecodeWritten(f *testing.F) {
 	for _, body := range []string{
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","n":1},"data":{"k":"v"}}`,
@@ -70,7 +71,8 @@ func FuzzDecodeWritten(f *testing.F) {
 		w.Write(answer.body)
 	}))
 	f.Cleanup(srv.Close)
-	cfg := &rest.Config{Host: srv.URL}
+	cfg := &rest.Config{Host: srv.URL, QPS: -1} // no client-side rate limit
+
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		f.Fatal(err)
