@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/wait"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -108,11 +109,10 @@ func (r *runner) deleteOne(ctx context.Context, o *load.Object, outcome Outcome)
 }
 
 // awaitGone waits, bounded by the run's timeout, until the objects the
-// events at indexes deleted are gone — one LIST and WATCH per resource and
-// namespace, kstatus's machinery as apply --wait — and fails those that
-// are not.
+// events at indexes deleted are gone (wait.Deleted, under the run's retry
+// rule) and fails those that are not.
 func (r *runner) awaitGone(ctx context.Context, events []Event, indexes []int) {
-	var targets []WaitTarget
+	var targets []wait.Target
 	var places []int
 	for _, i := range indexes {
 		ev := events[i]
@@ -123,13 +123,13 @@ func (r *runner) awaitGone(ctx context.Context, events []Event, indexes []int) {
 		if ev.Object.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 			ns = ev.Object.Obj.GetNamespace()
 		}
-		targets = append(targets, WaitTarget{Mapping: ev.Object.Mapping, Namespace: ns, Name: ev.Object.Obj.GetName()})
+		targets = append(targets, wait.Target{Mapping: ev.Object.Mapping, Namespace: ns, Name: ev.Object.Obj.GetName(), UID: ev.Object.Obj.GetUID()})
 		places = append(places, i)
 	}
 	if len(targets) == 0 {
 		return
 	}
-	results, err := Wait(ctx, r.dynamic, targets, WaitOptions{Timeout: r.timeout(), Gone: true})
+	results, err := wait.Deleted(ctx, r.dynamic, targets, wait.Options{Timeout: r.timeout(), Retry: r.retryTransient})
 	for n, res := range results {
 		if res.Deleted() {
 			continue
@@ -137,15 +137,15 @@ func (r *runner) awaitGone(ctx context.Context, events []Event, indexes []int) {
 		i := places[n]
 		cause := err
 		if cause == nil {
-			cause = fmt.Errorf("still there after %s (%s)", r.timeout(), describeReadiness(res))
+			cause = fmt.Errorf("still there after %s (%s)", r.timeout(), describeResult(res))
 		}
 		events[i] = Event{Object: events[i].Object, Outcome: Failed, Err: load.ErrorOf(events[i].Object, fmt.Errorf("waiting for the deletion to finish: %w", cause))}
 	}
 }
 
-// describeReadiness says where an object stands: its status, reason and
+// describeResult says where an object stands: its status, reason and
 // message.
-func describeReadiness(r Readiness) string {
+func describeResult(r wait.Result) string {
 	text := string(r.Status)
 	if r.Reason != "" {
 		text += ": " + r.Reason

@@ -10,6 +10,7 @@ import (
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
+	"github.com/kapply/kapply/pkg/wait"
 )
 
 // State says where an object stands with apply.
@@ -50,9 +51,9 @@ type Health struct {
 	Message string `json:"message,omitempty"`
 }
 
-// HealthOf computes obj's health (see ComputeStatus).
+// HealthOf computes obj's health (see wait.ComputeStatus).
 func HealthOf(obj *unstructured.Unstructured) *Health {
-	s, reason, message := ComputeStatus(obj)
+	s, reason, message := wait.ComputeStatus(obj)
 	return &Health{Status: string(s), Reason: reason, Message: message}
 }
 
