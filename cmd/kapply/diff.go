@@ -247,7 +247,8 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	}
 	runOpts, _, err := opts.asApply(dryRun).toRun(getter)
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
-		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color}}
+		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color,
+		AllSides: externalDiff() != "" && !opts.summary}}
 	return runOpts, printer, err
 }
 

@@ -147,7 +147,7 @@ func (a *Applier) runner(ctx context.Context, opts Options) (*runner, error) {
 	if a.ran.Swap(true) {
 		meta.MaybeResetRESTMapper(c.Mapper)
 	}
-	r := &runner{opts: opts, dynamic: c.Dynamic, lists: c.Lists, discovery: c.Discovery,
+	r := &runner{opts: opts, dynamic: c.Dynamic, lists: rawClient(c.Lists), discovery: c.Discovery,
 		host: c.Host, retries: newRetries(opts, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
 	r.runAnswers = newRunAnswers(ctx, c, builtins.Recognizes, r.retryTransient)
 	return r, nil
