@@ -9,11 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -28,6 +30,7 @@ type applyOptions struct {
 	mergeKeys    []string
 	mergeKeyFile string
 	parallel     int
+	chunkSize    int64
 	dryRun       string
 	validate     string
 	output       string
@@ -118,6 +121,7 @@ reason, and the exit code is 1.`,
 	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys: 'KIND[.GROUP][/VERSION]:PATH=KEY[,KEY]' or ':PATH:set' (repeatable; see docs/merge-keys.md)")
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to apply at once")
+	addChunkSizeFlag(cmd, &opts.chunkSize)
 	addKubectlDryRunFlag(cmd, &opts.dryRun, `"none", "client" (compute every change locally, send nothing; also a bare --dry-run, deprecated as in kubectl) or "server" (the server's dry run: admission and defaulting show, nothing is stored)`)
 	addValidateFlag(cmd, &opts.validate)
 	flags.StringVarP(&opts.output, "output", "o", "", `print "name", "yaml", "json" or "kyaml" of what was applied instead of the kubectl-style lines`)
@@ -148,9 +152,9 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	}
 	bar := newProgress(streams.ErrOut)
 	runOpts.Progress = bar.update
-	runOpts.OnForceBackup = func(o *load.Object, path string) {
+	runOpts.OnForceBackup = func(obj *unstructured.Unstructured, _ plan.Source, path string) {
 		bar.clear()
-		fmt.Fprintf(streams.ErrOut, "kapply: saved %s to %s before deleting it for --force\n", o.Ref(), path)
+		fmt.Fprintf(streams.ErrOut, "kapply: saved %s to %s before deleting it for --force\n", apply.ObjectRef(obj), path)
 	}
 	lines := printer.stream(streams, bar.clear)
 	if lines != nil {
@@ -243,6 +247,7 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		FieldValidation:  validation,
 		Timeout:          opts.timeout,
 		Parallel:         opts.parallel,
+		ChunkSize:        chunkSizeOption(opts.chunkSize),
 		DryRun:           dryRun,
 		Prune:            opts.prune.enabled,
 		ApplySet:         opts.prune.applySet,

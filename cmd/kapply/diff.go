@@ -16,7 +16,6 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
 )
 
@@ -36,6 +35,7 @@ type diffOptions struct {
 	mergeKeys    []string
 	mergeKeyFile string
 	parallel     int
+	chunkSize    int64
 	dryRun       string
 	local        bool
 	serverSide   bool
@@ -100,6 +100,7 @@ objects were diffed and others failed).`,
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to diff at once")
 	flags.IntVar(&opts.parallel, "concurrency", apply.DefaultParallel, "the same as --parallel (kubectl diff's name)")
+	addChunkSizeFlag(cmd, &opts.chunkSize)
 	flags.BoolVar(&opts.serverSide, "server-side", false, "compute the result as apply --server-side would: the server's dry run of the apply patch")
 	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own, as apply --force-conflicts would")
 	flags.StringVar(&opts.dryRun, "dry-run", "server", `how the result is computed: "server" (the server's dry run) or "client" (locally)`)
@@ -226,7 +227,7 @@ func compareEvent(ev apply.Event, opts diff.Options) comparedEvent {
 func (opts diffOptions) asApply(dryRun string) applyOptions {
 	return applyOptions{filenames: opts.filenames, recursive: opts.recursive, kustomize: opts.kustomize,
 		selector: opts.selector, fieldManager: opts.fieldManager, mergeKeys: opts.mergeKeys,
-		mergeKeyFile: opts.mergeKeyFile, parallel: opts.parallel, dryRun: dryRun, prune: opts.prune,
+		mergeKeyFile: opts.mergeKeyFile, parallel: opts.parallel, chunkSize: opts.chunkSize, dryRun: dryRun, prune: opts.prune,
 		serverSide: opts.serverSide, force: opts.force}
 }
 
@@ -246,17 +247,17 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	}
 	runOpts, _, err := opts.asApply(dryRun).toRun(getter)
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
-		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color}}
+		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color,
+		AllSides: externalDiff() != "" && !opts.summary}}
 	return runOpts, printer, err
 }
 
 // diffObject is the event as pkg/diff takes it; with explain, it carries
 // the live object's field owners.
 func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
-	o := ev.Object
-	obj := diff.Object{Name: kubectlName(o), Ref: o.Ref(), Source: o.Source, Live: content(ev.Live), After: content(ev.Result)}
+	obj := diff.Object{Name: kubectlName(ev), Ref: apply.ObjectRef(ev.Object), Source: ev.Source.File, Live: content(ev.Live), After: content(ev.Result)}
 	if ev.Outcome == apply.Pruned {
-		obj.Live, obj.After = o.Obj.Object, nil
+		obj.Live, obj.After = ev.Object.Object, nil
 	}
 	if ev.Plan != nil {
 		obj.Changes = ev.Plan.Changes
@@ -264,7 +265,7 @@ func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
 	if explain && ev.Live != nil {
 		owners, err := ownership.Owners(ev.Live)
 		if err != nil {
-			fmt.Fprintf(w, "Warning: %s: owners not shown: %v\n", o.Ref(), err)
+			fmt.Fprintf(w, "Warning: %s: owners not shown: %v\n", obj.Ref, err)
 			return obj
 		}
 		obj.Owners = owners
@@ -274,12 +275,12 @@ func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
 
 // kubectlName is kubectl diff's file name for the object:
 // group.version.Kind.namespace.name, without the group for the core group.
-func kubectlName(o *load.Object) string {
-	gvk := o.Obj.GroupVersionKind()
-	if o.Mapping != nil {
-		gvk = o.Mapping.GroupVersionKind
+func kubectlName(ev apply.Event) string {
+	gvk := ev.Object.GroupVersionKind()
+	if ev.Mapping != nil {
+		gvk = ev.Mapping.GroupVersionKind
 	}
-	name := fmt.Sprintf("%s.%s.%s.%s", gvk.Version, gvk.Kind, o.Obj.GetNamespace(), o.Obj.GetName())
+	name := fmt.Sprintf("%s.%s.%s.%s", gvk.Version, gvk.Kind, ev.Object.GetNamespace(), ev.Object.GetName())
 	if gvk.Group != "" {
 		name = gvk.Group + "." + name
 	}

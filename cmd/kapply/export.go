@@ -8,6 +8,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/export"
 	"github.com/kapply/kapply/pkg/load"
@@ -63,13 +64,13 @@ func runExport(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 		clean, notes := export.Export(t.Obj)
 		if !opts.showSecrets && secretmask.IsSecret(clean.Object) {
 			clean.Object = diff.MaskSecret(clean.Object)
-			notes = append(notes, fmt.Sprintf("%s: the values are masked; --show-secrets writes them", t.Name()))
+			notes = append(notes, fmt.Sprintf("%s: the values are masked; --show-secrets writes them", apply.ObjectName(t.Obj)))
 		}
 		for _, n := range notes {
 			fmt.Fprintf(streams.ErrOut, "note: %s\n", n)
 		}
 		if err := printer.PrintObj(clean, streams.Out); err != nil {
-			return withCode(exitError, fmt.Errorf("printing %s: %w", t.Name(), err))
+			return withCode(exitError, fmt.Errorf("printing %s: %w", apply.ObjectName(t.Obj), err))
 		}
 	}
 	return nil

@@ -84,14 +84,14 @@ func runMigrate(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	migrations, err := applier.Migrate(ctx, targets, migrateOpts)
+	migrations, err := applier.Migrate(ctx, inputOf(targets, nil), migrateOpts)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("%w; nothing was changed", err))
 	}
 	failed := 0
 	for _, m := range migrations {
 		if m.Skip != nil {
-			fmt.Fprintf(streams.ErrOut, "%s skipped: %v\n", m.Object.Name(), m.Skip)
+			fmt.Fprintf(streams.ErrOut, "%s skipped: %v\n", apply.ObjectName(m.Object), m.Skip)
 			continue
 		}
 		failed += printEach(streams, []apply.RecordResult{m.RecordResult}, migrateOpts.DryRun, "migrated")

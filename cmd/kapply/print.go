@@ -16,7 +16,6 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kapply/kapply/pkg/apply"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // eventPrinter prints a run's events as kubectl does: a line per object
@@ -131,7 +130,7 @@ func (p *eventPrinter) printLine(streams genericiooptions.IOStreams, ev apply.Ev
 	out := &checkedWriter{w: streams.Out}
 	var err error
 	if ev.Outcome == apply.Deleted && p.output == "" {
-		_, err = fmt.Fprintln(out, deletedLine(ev.Object, p.suffix))
+		_, err = fmt.Fprintln(out, deletedLine(ev, p.suffix))
 	} else {
 		printer := printers.NamePrinter{}
 		if p.output == "" {
@@ -143,7 +142,7 @@ func (p *eventPrinter) printLine(streams genericiooptions.IOStreams, ev apply.Ev
 				}
 			}
 		}
-		err = printer.PrintObj(ev.Object.Obj, out)
+		err = printer.PrintObj(ev.Object, out)
 	}
 	if err == nil {
 		err = out.err
@@ -176,7 +175,7 @@ func (p *eventPrinter) notPrinted(stderr io.Writer, ev apply.Event, err error) {
 	if p.output != "" {
 		what += " as " + p.output
 	}
-	fmt.Fprintf(stderr, "error: %v\n", load.ErrorOf(ev.Object, fmt.Errorf("%s%s, but %s failed: %w", ev.Outcome, p.suffix, what, err)))
+	fmt.Fprintf(stderr, "error: %v\n", apply.ErrorOf(ev.Object, ev.Source, fmt.Errorf("%s%s, but %s failed: %w", ev.Outcome, p.suffix, what, err)))
 }
 
 // printObjects prints the events' objects (the server's results) as
@@ -260,10 +259,11 @@ func errorPrefix(err error) string {
 
 // deletedLine is kubectl delete's line for a deleted object (kubectl 1.37):
 // `configmap "cm" deleted from shop namespace`, `namespace "shop" deleted`.
-func deletedLine(o *load.Object, suffix string) string {
-	kind := o.Name()[:strings.LastIndex(o.Name(), "/")]
-	line := fmt.Sprintf("%s %q deleted", kind, o.Obj.GetName())
-	if ns := o.Obj.GetNamespace(); ns != "" && (o.Mapping == nil || o.Mapping.Scope.Name() == meta.RESTScopeNameNamespace) {
+func deletedLine(ev apply.Event, suffix string) string {
+	name := apply.ObjectName(ev.Object)
+	kind := name[:strings.LastIndex(name, "/")]
+	line := fmt.Sprintf("%s %q deleted", kind, ev.Object.GetName())
+	if ns := ev.Object.GetNamespace(); ns != "" && (ev.Mapping == nil || ev.Mapping.Scope.Name() == meta.RESTScopeNameNamespace) {
 		line += fmt.Sprintf(" from %s namespace", ns)
 	}
 	return line + suffix

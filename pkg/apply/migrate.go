@@ -17,7 +17,6 @@ import (
 	smdpath "sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/secretmask"
 )
@@ -78,14 +77,14 @@ var ErrMigrateConflicts = errors.New("fields owned by other managers with other 
 // server-side apply (kubernetes#99003), changing no value: one merge patch
 // of metadata.managedFields (and the record), guarded by resourceVersion.
 // Every migration is planned before any is written.
-func (a *Applier) Migrate(ctx context.Context, objects []*load.Object, opts MigrateOptions) ([]Migration, error) {
+func (a *Applier) Migrate(ctx context.Context, in Input, opts MigrateOptions) ([]Migration, error) {
 	ssa := cmp.Or(opts.FieldManager, ServerSideFieldManager)
 	writer := ssa
 	if opts.To == ToClientSide {
 		// The record written is then client-side apply's.
 		writer = ClientSideFieldManager
 	}
-	plan := func(r *runner, ctx context.Context, o *load.Object) (Migration, error) {
+	plan := func(r *runner, ctx context.Context, o *object) (Migration, error) {
 		live, err := r.getLive(ctx, o)
 		if err != nil {
 			return Migration{}, err
@@ -95,17 +94,17 @@ func (a *Applier) Migrate(ctx context.Context, objects []*load.Object, opts Migr
 		}
 		return r.planToServerSide(ctx, o, live, ssa, opts)
 	}
-	migrations, err := planThenWrite(ctx, a, objects, opts.Namespace, RecordWrite{DryRun: opts.DryRun, FieldManager: writer}, plan,
+	migrations, err := planThenWrite(ctx, a, in, opts.Namespace, RecordWrite{DryRun: opts.DryRun, FieldManager: writer}, plan,
 		func(m *Migration) *RecordResult { return &m.RecordResult })
 	for i := range migrations {
 		if m := &migrations[i]; len(m.Conflicts) > 0 && !opts.ForceConflicts {
-			m.Unchanged, m.Err = false, load.ErrorOf(m.Object, conflictError(m.Conflicts))
+			m.Unchanged, m.Err = false, ErrorOf(m.Object, m.Source, conflictError(m.Conflicts))
 		}
 	}
 	return migrations, err
 }
 
-func (r *runner) planToServerSide(ctx context.Context, o *load.Object, live *unstructured.Unstructured, ssa string, opts MigrateOptions) (Migration, error) {
+func (r *runner) planToServerSide(ctx context.Context, o *object, live *unstructured.Unstructured, ssa string, opts MigrateOptions) (Migration, error) {
 	if !lastapplied.HasRecord(live) {
 		return Migration{Skip: lastapplied.ErrNoRecord}, nil
 	}

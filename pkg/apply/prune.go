@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // objectKey identifies an object across versions: group, kind, namespace, name.
@@ -39,7 +39,7 @@ type declared struct {
 
 // declaredBy collects the UIDs of the objects the run applied (the object
 // the server returned, and the live one it replaced) and the files' keys.
-func declaredBy(objects []*load.Object, applied []Event) declared {
+func declaredBy(objects []*object, applied []Event) declared {
 	d := declared{uids: sets.New[types.UID](), keys: sets.New[objectKey]()}
 	for _, o := range objects {
 		d.keys.Insert(keyOfObject(o.Obj))
@@ -58,6 +58,9 @@ func (d declared) has(live *unstructured.Unstructured) bool {
 	return d.uids.Has(live.GetUID()) || d.keys.Has(keyOfObject(live))
 }
 
+// lacks tells a live object the run did not apply: a candidate to prune.
+func (d declared) lacks(live *unstructured.Unstructured) bool { return !d.has(live) }
+
 // neverPrunedImplicitly are the kinds whose deletion takes everything in them
 // or data with them; kubectl's old prune deleted them on a label match.
 var neverPrunedImplicitly = sets.New(namespaceGK, schema.GroupKind{Kind: "PersistentVolume"})
@@ -71,7 +74,7 @@ type candidate struct {
 // prunable says why pruning may not run at all: files that could not be
 // loaded (their objects would look dropped), objects that failed to apply,
 // or no files at all.
-func (r *runner) prunable(objects []*load.Object, applied []Event, loadErrs []error) error {
+func (r *runner) prunable(objects []*object, applied []Event, loadErrs []error) error {
 	unmapped := 0
 	for _, o := range objects {
 		if o.Mapping == nil {
@@ -109,7 +112,7 @@ func (r *runner) pruneApplySet(ctx context.Context, s *applySet, keep declared) 
 			events = append(events, pruneFailed(fmt.Errorf("pruning %s: %w", gk, err)))
 			continue
 		}
-		more, err := r.listCandidates(ctx, mapping, s.currentNamespaces.Union(s.updatedNamespaces), selector)
+		more, err := r.listCandidates(ctx, mapping, s.currentNamespaces.Union(s.updatedNamespaces), selector, keep.lacks)
 		if err != nil {
 			events = append(events, pruneFailed(err))
 		}
@@ -125,26 +128,25 @@ func (r *runner) pruneApplySet(ctx context.Context, s *applySet, keep declared) 
 	return events
 }
 
-// listCandidates lists the objects of one resource matching the selector,
-// in each namespace for a namespaced resource.
-func (r *runner) listCandidates(ctx context.Context, mapping *meta.RESTMapping, namespaces sets.Set[string], selector string) ([]candidate, error) {
+// listCandidates lists, page by page, the objects of one resource matching
+// the selector, in each namespace for a namespaced resource, and keeps
+// those wanted says pruning may delete (the others go with their page).
+func (r *runner) listCandidates(ctx context.Context, mapping *meta.RESTMapping, namespaces sets.Set[string], selector string, wanted func(*unstructured.Unstructured) bool) ([]candidate, error) {
 	scopes := sets.List(namespaces)
 	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 		scopes = []string{""}
 	}
 	var found []candidate
 	for _, ns := range scopes {
-		var list *unstructured.UnstructuredList
-		err := r.retryTransient(ctx, func() error {
-			var err error
-			list, err = r.dynamic.Resource(mapping.Resource).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
-			return err
+		key := listKey{resource: mapping.Resource, namespace: ns}
+		err := r.eachListed(ctx, key, metav1.ListOptions{LabelSelector: selector}, func(live *unstructured.Unstructured) error {
+			if wanted(live) {
+				found = append(found, candidate{mapping: mapping, live: live})
+			}
+			return nil
 		})
 		if err != nil {
 			return found, fmt.Errorf("listing %s in %q to prune: %w", mapping.Resource.Resource, ns, err)
-		}
-		for i := range list.Items {
-			found = append(found, candidate{mapping: mapping, live: &list.Items[i]})
 		}
 	}
 	return found, nil
@@ -158,10 +160,10 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, keep d
 		if keep.has(c.live) {
 			continue
 		}
-		o := &load.Object{Source: "(pruned)", Obj: c.live, Mapping: c.mapping}
+		o := &object{Source: plan.Source{File: "(pruned)"}, Obj: c.live, Mapping: c.mapping}
 		if neverPrunedImplicitly.Has(c.mapping.GroupVersionKind.GroupKind()) && !allowProtected {
-			events = append(events, Event{Object: o, Outcome: Skipped, Warnings: []string{
-				fmt.Sprintf("%s: not pruned: Namespaces and PersistentVolumes are never pruned implicitly; delete it with `kapply delete`", o.Ref())}})
+			events = append(events, o.event(Event{Outcome: Skipped, Warnings: []string{
+				fmt.Sprintf("%s: not pruned: Namespaces and PersistentVolumes are never pruned implicitly; delete it with `kapply delete`", o.Ref())}}))
 			continue
 		}
 		events = append(events, r.deleteOne(ctx, o, Pruned))
@@ -174,7 +176,7 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, keep d
 // applied to, that carry a last-applied record — kubectl's, or the compact
 // one kapply writes in its place past the annotation limit — and that the
 // files no longer declare.
-func (r *runner) pruneBySelector(ctx context.Context, objects []*load.Object, keep declared) []Event {
+func (r *runner) pruneBySelector(ctx context.Context, objects []*object, keep declared) []Event {
 	mappings, allowed, err := r.pruneAllowlist()
 	if err != nil {
 		return []Event{pruneFailed(err)}
@@ -188,15 +190,13 @@ func (r *runner) pruneBySelector(ctx context.Context, objects []*load.Object, ke
 	var found []candidate
 	var events []Event
 	for _, mapping := range mappings {
-		more, err := r.listCandidates(ctx, mapping, namespaces, r.opts.Selector)
+		more, err := r.listCandidates(ctx, mapping, namespaces, r.opts.Selector, func(live *unstructured.Unstructured) bool {
+			return keep.lacks(live) && lastapplied.HasRecord(live)
+		})
 		if err != nil {
 			events = append(events, pruneFailed(err))
 		}
-		for _, c := range more {
-			if lastapplied.HasRecord(c.live) {
-				found = append(found, c)
-			}
-		}
+		found = append(found, more...)
 	}
 	return append(events, r.deleteUndeclared(ctx, found, keep, allowed)...)
 }

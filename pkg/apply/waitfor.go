@@ -19,17 +19,17 @@ func WaitTargets(events []Event) (targets []wait.Target, places []int) {
 		default:
 			continue
 		}
-		if ev.Object == nil || ev.Object.Mapping == nil {
+		if ev.Object == nil || ev.Mapping == nil {
 			continue
 		}
 		ns := ""
-		if ev.Object.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-			ns = ev.Object.Obj.GetNamespace()
+		if ev.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			ns = ev.Object.GetNamespace()
 			if ev.Result != nil && ev.Result.GetNamespace() != "" {
 				ns = ev.Result.GetNamespace()
 			}
 		}
-		t := wait.Target{Mapping: ev.Object.Mapping, Namespace: ns, Name: ev.Object.Obj.GetName()}
+		t := wait.Target{Mapping: ev.Mapping, Namespace: ns, Name: ev.Object.GetName()}
 		if ev.Result != nil {
 			t.UID = ev.Result.GetUID()
 		}
