@@ -3,13 +3,20 @@ SHELL := bash
 GO    ?= go
 BIN   := $(CURDIR)/bin
 
-.PHONY: all build k8s-bin kapp-bin test check unit demo cluster-up cluster-down bench testdata-openapi release-snapshot clean
+.PHONY: all build docs k8s-bin kapp-bin test check unit demo cluster-up cluster-down bench testdata-openapi release-snapshot clean
 
 all: build
 
 ## build: the kapply binary in bin/
 build:
 	$(GO) build -o $(BIN)/kapply ./cmd/kapply
+
+## docs: man pages of every command (cobra/doc) in $(MANDIR), built with -tags gendocs so that
+# cobra/doc stays out of the kapply binary; SOURCE_DATE_EPOCH dates them (reproducible pages)
+MANDIR ?= $(BIN)/man
+docs:
+	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct)} $(GO) run -tags gendocs ./cmd/kapply $(MANDIR)
+	@echo "man pages in $(MANDIR); read one with: man -l $(MANDIR)/kapply-apply.1"
 
 ## k8s-bin: kube-apiserver and etcd at the pinned versions (skipped when present)
 k8s-bin:
@@ -24,6 +31,7 @@ check:
 	@unformatted=$$(gofmt -l cmd pkg internal hack test); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags gendocs ./cmd/kapply
 	$(GO) mod tidy -diff
 
 ## test: checks, then every test with the race detector, integration tests on a local cluster

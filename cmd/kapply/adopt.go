@@ -69,7 +69,7 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	adoptions, err := applier.Adopt(ctx, targets, apply.AdoptOptions{RecordWrite: apply.RecordWrite{DryRun: dryRun, FieldManager: opts.fieldManager}})
+	adoptions, err := applier.Adopt(ctx, inputOf(targets, nil), apply.AdoptOptions{RecordWrite: apply.RecordWrite{DryRun: dryRun, FieldManager: opts.fieldManager}})
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -81,7 +81,7 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 		knowObjects(a.Live)
 		warnings.print(a.Warnings)
 		if a.Err != nil {
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(a.Err, secretsOf(a.Object.Obj, a.Live)...))
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(a.Err, secretsOf(a.Object, a.Live)...))
 			failed++
 			continue
 		}
@@ -94,10 +94,10 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 // Secret values masked.
 func reportAdoption(streams genericiooptions.IOStreams, a apply.Adoption, dryRun apply.DryRun) {
 	if a.Skip != nil {
-		fmt.Fprintf(streams.ErrOut, "%s skipped: %v (kapply last-applied set replaces it)\n", a.Object.Name(), a.Skip)
+		fmt.Fprintf(streams.ErrOut, "%s skipped: %v (kapply last-applied set replaces it)\n", apply.ObjectName(a.Object), a.Skip)
 		return
 	}
-	fmt.Fprintf(streams.Out, "%s adopted%s\n", a.Object.Name(), dryRunSuffix(dryRun))
+	fmt.Fprintf(streams.Out, "%s adopted%s\n", apply.ObjectName(a.Object), dryRunSuffix(dryRun))
 	if len(a.Changes) == 0 {
 		fmt.Fprintln(streams.Out, "  the next apply changes nothing")
 		return
@@ -105,7 +105,7 @@ func reportAdoption(streams genericiooptions.IOStreams, a apply.Adoption, dryRun
 	fmt.Fprintln(streams.Out, "  the next apply changes:")
 	for _, c := range a.Changes {
 		old, new := showValue(c.Old), showValue(c.New)
-		if len(c.Path) > 0 && diff.IsSecretValue(a.Object.Obj.Object, c.Path[0].Field) {
+		if len(c.Path) > 0 && diff.IsSecretValue(a.Object.Object, c.Path[0].Field) {
 			old, new = diff.MaskChange(c.Old, c.New)
 		}
 		fmt.Fprintf(streams.Out, "    %s: %s -> %s (%s)\n", c.Path, old, new, c.Reason)

@@ -25,9 +25,14 @@ func loadAndConnect(ctx context.Context, getter *genericclioptions.ConfigFlags, 
 	if ctx.Err() != nil && len(errs) > 0 {
 		return nil, apply.Input{}, errors.Join(errs...)
 	}
-	in := apply.Input{Objects: objects, Errors: errs}
 	applier, err := newApplier(getter, mergeKeys)
-	return applier, in, err
+	return applier, inputOf(objects, errs), err
+}
+
+// inputOf is what pkg/load read, as pkg/apply takes it.
+func inputOf(objects []*load.Object, errs []error) apply.Input {
+	objs, sources := load.Split(objects)
+	return apply.Input{Objects: objs, Sources: sources, Errors: errs}
 }
 
 // newApplier builds an Applier from the kubeconfig flags.

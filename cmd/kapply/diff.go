@@ -16,7 +16,6 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
 )
 
@@ -253,10 +252,9 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 // diffObject is the event as pkg/diff takes it; with explain, it carries
 // the live object's field owners.
 func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
-	o := ev.Object
-	obj := diff.Object{Name: kubectlName(o), Ref: o.Ref(), Source: o.Source, Live: content(ev.Live), After: content(ev.Result)}
+	obj := diff.Object{Name: kubectlName(ev), Ref: apply.ObjectRef(ev.Object), Source: ev.Source.File, Live: content(ev.Live), After: content(ev.Result)}
 	if ev.Outcome == apply.Pruned {
-		obj.Live, obj.After = o.Obj.Object, nil
+		obj.Live, obj.After = ev.Object.Object, nil
 	}
 	if ev.Plan != nil {
 		obj.Changes = ev.Plan.Changes
@@ -264,7 +262,7 @@ func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
 	if explain && ev.Live != nil {
 		owners, err := ownership.Owners(ev.Live)
 		if err != nil {
-			fmt.Fprintf(w, "Warning: %s: owners not shown: %v\n", o.Ref(), err)
+			fmt.Fprintf(w, "Warning: %s: owners not shown: %v\n", obj.Ref, err)
 			return obj
 		}
 		obj.Owners = owners
@@ -274,12 +272,12 @@ func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
 
 // kubectlName is kubectl diff's file name for the object:
 // group.version.Kind.namespace.name, without the group for the core group.
-func kubectlName(o *load.Object) string {
-	gvk := o.Obj.GroupVersionKind()
-	if o.Mapping != nil {
-		gvk = o.Mapping.GroupVersionKind
+func kubectlName(ev apply.Event) string {
+	gvk := ev.Object.GroupVersionKind()
+	if ev.Mapping != nil {
+		gvk = ev.Mapping.GroupVersionKind
 	}
-	name := fmt.Sprintf("%s.%s.%s.%s", gvk.Version, gvk.Kind, o.Obj.GetNamespace(), o.Obj.GetName())
+	name := fmt.Sprintf("%s.%s.%s.%s", gvk.Version, gvk.Kind, ev.Object.GetNamespace(), ev.Object.GetName())
 	if gvk.Group != "" {
 		name = gvk.Group + "." + name
 	}

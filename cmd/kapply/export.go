@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/export"
 	"github.com/kapply/kapply/pkg/load"
@@ -46,20 +46,15 @@ kapply adopt records the file, and kapply apply manages the object.`,
 			return runExport(cmd.Context(), getter, streams, args, opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.output, "output", "o", "yaml", `"yaml" or "json"`)
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "yaml", `"yaml", "json" or "kyaml"`)
 	cmd.Flags().BoolVar(&opts.showSecrets, "show-secrets", false, "write the values of Secrets instead of masks")
 	return cmd
 }
 
 func runExport(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts exportOptions) error {
-	var printer printers.ResourcePrinter
-	switch opts.output {
-	case "yaml":
-		printer = &printers.YAMLPrinter{}
-	case "json":
-		printer = &printers.JSONPrinter{}
-	default:
-		return withCode(exitError, fmt.Errorf(`--output must be "yaml" or "json", not %q`, opts.output))
+	printer := objectPrinter(opts.output)
+	if printer == nil {
+		return withCode(exitError, fmt.Errorf(`--output must be "yaml", "json" or "kyaml", not %q`, opts.output))
 	}
 	targets, err := known(load.ReadLive(ctx, getter, args, load.Files{}))
 	if err != nil {
@@ -69,13 +64,13 @@ func runExport(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 		clean, notes := export.Export(t.Obj)
 		if !opts.showSecrets && secretmask.IsSecret(clean.Object) {
 			clean.Object = diff.MaskSecret(clean.Object)
-			notes = append(notes, fmt.Sprintf("%s: the values are masked; --show-secrets writes them", t.Name()))
+			notes = append(notes, fmt.Sprintf("%s: the values are masked; --show-secrets writes them", apply.ObjectName(t.Obj)))
 		}
 		for _, n := range notes {
 			fmt.Fprintf(streams.ErrOut, "note: %s\n", n)
 		}
 		if err := printer.PrintObj(clean, streams.Out); err != nil {
-			return withCode(exitError, fmt.Errorf("printing %s: %w", t.Name(), err))
+			return withCode(exitError, fmt.Errorf("printing %s: %w", apply.ObjectName(t.Obj), err))
 		}
 	}
 	return nil

@@ -76,7 +76,7 @@ func newLastAppliedViewCommand(getter *genericclioptions.ConfigFlags, streams ge
 		},
 	}
 	opts.files.add(cmd, "file naming the objects to view")
-	cmd.Flags().StringVarP(&opts.output, "output", "o", "yaml", `"yaml" or "json"`)
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "yaml", `"yaml", "json" or "kyaml"`)
 	return cmd
 }
 
@@ -86,7 +86,7 @@ func runLastAppliedView(ctx context.Context, getter *genericclioptions.ConfigFla
 		return readFailed(err)
 	}
 	for _, t := range targets {
-		out, err := lastapplied.View(t.Obj, opts.output)
+		out, err := viewLastApplied(t.Obj, opts.output)
 		if err != nil {
 			return withCode(exitError, viewError(t, err))
 		}
@@ -105,7 +105,7 @@ func viewError(t *load.Object, err error) error {
 	if errors.Is(err, lastapplied.ErrNoRecord) {
 		return err
 	}
-	return load.ErrorOf(t, err)
+	return apply.ErrorOf(t.Obj, t.Where(), err)
 }
 
 // lastAppliedSetOptions are the flags of `kapply last-applied set`.
@@ -151,7 +151,7 @@ func runLastAppliedSet(ctx context.Context, getter *genericclioptions.ConfigFlag
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	results, err := applier.SetLastApplied(ctx, targets, apply.SetLastAppliedOptions{CreateMissing: opts.createAnnotation,
+	results, err := applier.SetLastApplied(ctx, inputOf(targets, nil), apply.SetLastAppliedOptions{CreateMissing: opts.createAnnotation,
 		RecordWrite: apply.RecordWrite{DryRun: dryRun, FieldManager: opts.fieldManager}})
 	if err != nil {
 		return withCode(exitError, err)
@@ -195,7 +195,7 @@ func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFla
 	edit := func(record []byte) ([]byte, error) { return editInEditor(ctx, streams, record) }
 	failed := 0
 	for _, t := range targets {
-		res := applier.EditLastApplied(ctx, t, edit, apply.EditLastAppliedOptions{FieldManager: opts.fieldManager})
+		res := applier.EditLastApplied(ctx, t.Obj, t.Where(), edit, apply.EditLastAppliedOptions{FieldManager: opts.fieldManager})
 		failed += printEach(streams, []apply.RecordResult{res}, apply.NoDryRun, "edited")
 	}
 	return someFailed(failed, len(targets), "could not be written")
@@ -258,12 +258,12 @@ func printEach(streams genericiooptions.IOStreams, results []apply.RecordResult,
 		warnings.print(res.Warnings)
 		switch {
 		case res.Err != nil:
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(res.Err, secretsOf(res.Object.Obj, res.Live)...))
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(res.Err, secretsOf(res.Object, res.Live)...))
 			failed++
 		case res.Unchanged:
-			fmt.Fprintf(streams.Out, "%s unchanged%s\n", res.Object.Name(), suffix)
+			fmt.Fprintf(streams.Out, "%s unchanged%s\n", apply.ObjectName(res.Object), suffix)
 		default:
-			fmt.Fprintf(streams.Out, "%s %s%s\n", res.Object.Name(), verb, suffix)
+			fmt.Fprintf(streams.Out, "%s %s%s\n", apply.ObjectName(res.Object), verb, suffix)
 		}
 	}
 	return failed

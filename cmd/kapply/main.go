@@ -1,3 +1,5 @@
+//go:build !gendocs
+
 // Command kapply manages Kubernetes objects declaratively from files, with a
 // three-way merge that also understands custom resources.
 package main

@@ -47,7 +47,7 @@ func maskEventSecrets(events []apply.Event) []apply.Event {
 		}
 		var objs []*unstructured.Unstructured
 		if ev.Object != nil {
-			objs = append(objs, ev.Object.Obj)
+			objs = append(objs, ev.Object)
 		}
 		objs = append(objs, ev.Live, ev.Result)
 		secrets := secretsOf(objs...)

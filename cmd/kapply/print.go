@@ -16,7 +16,6 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kapply/kapply/pkg/apply"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // eventPrinter prints a run's events as kubectl does: a line per object
@@ -39,9 +38,9 @@ type eventPrinter struct {
 
 func newEventPrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) {
 	switch output {
-	case "", "name", "yaml", "json":
+	case "", "name", "yaml", "json", "kyaml":
 	default:
-		return nil, fmt.Errorf(`--output must be "name", "yaml" or "json", not %q`, output)
+		return nil, fmt.Errorf(`--output must be "name", "yaml", "json" or "kyaml", not %q`, output)
 	}
 	p := &eventPrinter{output: output}
 	switch dryRun {
@@ -73,7 +72,7 @@ func (p *eventPrinter) printRest(streams genericiooptions.IOStreams, events []ap
 			printWarnings(streams.ErrOut, apply.Event{Warnings: ev.Warnings[min(n, len(ev.Warnings)):]})
 			continue
 		}
-		if (p.output == "yaml" || p.output == "json") && ev.Outcome != apply.Failed && ev.Outcome != apply.Skipped {
+		if p.printsObjects() && ev.Outcome != apply.Failed && ev.Outcome != apply.Skipped {
 			printWarnings(streams.ErrOut, ev)
 			results = append(results, ev)
 			continue
@@ -131,7 +130,7 @@ func (p *eventPrinter) printLine(streams genericiooptions.IOStreams, ev apply.Ev
 	out := &checkedWriter{w: streams.Out}
 	var err error
 	if ev.Outcome == apply.Deleted && p.output == "" {
-		_, err = fmt.Fprintln(out, deletedLine(ev.Object, p.suffix))
+		_, err = fmt.Fprintln(out, deletedLine(ev, p.suffix))
 	} else {
 		printer := printers.NamePrinter{}
 		if p.output == "" {
@@ -143,7 +142,7 @@ func (p *eventPrinter) printLine(streams genericiooptions.IOStreams, ev apply.Ev
 				}
 			}
 		}
-		err = printer.PrintObj(ev.Object.Obj, out)
+		err = printer.PrintObj(ev.Object, out)
 	}
 	if err == nil {
 		err = out.err
@@ -176,7 +175,7 @@ func (p *eventPrinter) notPrinted(stderr io.Writer, ev apply.Event, err error) {
 	if p.output != "" {
 		what += " as " + p.output
 	}
-	fmt.Fprintf(stderr, "error: %v\n", load.ErrorOf(ev.Object, fmt.Errorf("%s%s, but %s failed: %w", ev.Outcome, p.suffix, what, err)))
+	fmt.Fprintf(stderr, "error: %v\n", apply.ErrorOf(ev.Object, ev.Source, fmt.Errorf("%s%s, but %s failed: %w", ev.Outcome, p.suffix, what, err)))
 }
 
 // printObjects prints the events' objects (the server's results) as
@@ -220,14 +219,14 @@ func (p *eventPrinter) printObjects(streams genericiooptions.IOStreams, events [
 	}
 }
 
-// objectPrinter is a new printer of -o: a YAMLPrinter separates the
-// objects of its second and later calls with "---".
+// objectPrinter is a new printer of -o (see objectPrinter).
 func (p *eventPrinter) objectPrinter() printers.ResourcePrinter {
-	if p.output == "yaml" {
-		return &printers.YAMLPrinter{}
-	}
-	return &printers.JSONPrinter{}
+	return objectPrinter(p.output)
 }
+
+// printsObjects reports whether -o prints the objects (yaml, json, kyaml)
+// rather than a line per object.
+func (p *eventPrinter) printsObjects() bool { return objectPrinter(p.output) != nil }
 
 // asList is the one object, or a List of them when list is set.
 func asList(objs []runtime.Object, list bool) runtime.Object {
@@ -260,10 +259,11 @@ func errorPrefix(err error) string {
 
 // deletedLine is kubectl delete's line for a deleted object (kubectl 1.37):
 // `configmap "cm" deleted from shop namespace`, `namespace "shop" deleted`.
-func deletedLine(o *load.Object, suffix string) string {
-	kind := o.Name()[:strings.LastIndex(o.Name(), "/")]
-	line := fmt.Sprintf("%s %q deleted", kind, o.Obj.GetName())
-	if ns := o.Obj.GetNamespace(); ns != "" && (o.Mapping == nil || o.Mapping.Scope.Name() == meta.RESTScopeNameNamespace) {
+func deletedLine(ev apply.Event, suffix string) string {
+	name := apply.ObjectName(ev.Object)
+	kind := name[:strings.LastIndex(name, "/")]
+	line := fmt.Sprintf("%s %q deleted", kind, ev.Object.GetName())
+	if ns := ev.Object.GetNamespace(); ns != "" && (ev.Mapping == nil || ev.Mapping.Scope.Name() == meta.RESTScopeNameNamespace) {
 		line += fmt.Sprintf(" from %s namespace", ns)
 	}
 	return line + suffix

@@ -70,7 +70,7 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	releases, err := applier.Release(ctx, targets, apply.ReleaseOptions{Fields: paths, RecordWrite: apply.RecordWrite{DryRun: dryRun, FieldManager: opts.fieldManager}})
+	releases, err := applier.Release(ctx, inputOf(targets, nil), apply.ReleaseOptions{Fields: paths, RecordWrite: apply.RecordWrite{DryRun: dryRun, FieldManager: opts.fieldManager}})
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("%w; nothing was changed", err))
 	}
@@ -103,7 +103,7 @@ func parseFieldPaths(opts releaseOptions) ([]fieldpath.Path, error) {
 // warnStillSet warns of released fields the file still sets.
 func warnStillSet(streams genericiooptions.IOStreams, r apply.Release) {
 	for _, p := range r.StillSet {
-		fmt.Fprintf(streams.ErrOut, "Warning: %s: the file still sets %s, so the next apply takes it back; remove it from the file\n", r.Object.Name(), p)
+		fmt.Fprintf(streams.ErrOut, "Warning: %s: the file still sets %s, so the next apply takes it back; remove it from the file\n", apply.ObjectName(r.Object), p)
 	}
 }
 

@@ -55,8 +55,11 @@ func runContext(ctx context.Context, args []string, streams genericiooptions.IOS
 	if _, isFile := streams.ErrOut.(*os.File); !isFile {
 		streams.ErrOut = &lockedWriter{w: streams.ErrOut}
 	}
-	root := newRootCommand(streams)
+	root, configFlags := newRootCommandAndFlags(streams)
 	root.SetArgs(args)
+	if err := applyPreferences(root, configFlags, args, streams.ErrOut); err != nil {
+		return err
+	}
 	return root.ExecuteContext(ctx)
 }
 
@@ -134,6 +137,12 @@ func (o *logOptions) vmoduleLogsBodies() bool {
 // newRootCommand is `kapply`, with kubeconfig flags from cli-runtime shared
 // by every subcommand.
 func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	cmd, _ := newRootCommandAndFlags(streams)
+	return cmd
+}
+
+// newRootCommandAndFlags is newRootCommand and its kubeconfig flags.
+func newRootCommandAndFlags(streams genericiooptions.IOStreams) (*cobra.Command, *genericclioptions.ConfigFlags) {
 	configFlags := genericclioptions.NewConfigFlags(true)
 	var opts rootOptions
 	// Read when a command builds its client, after flags are parsed.
@@ -183,6 +192,7 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	configFlags.AddFlags(cmd.PersistentFlags())
+	addKubercFlag(cmd.PersistentFlags())
 	cmd.PersistentFlags().Float32Var(&opts.qps, "qps", 500, "requests per second the client may send to the API server")
 	cmd.PersistentFlags().IntVar(&opts.burst, "burst", 1000, "requests the client may send at once above --qps")
 	opts.log.addFlags(cmd.PersistentFlags())
@@ -199,5 +209,6 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 		newDiffCommand(configFlags, streams),
 	)
 	cmd.SetFlagErrorFunc(flagError)
-	return cmd
+	registerCompletions(cmd, configFlags)
+	return cmd, configFlags
 }

@@ -75,7 +75,7 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	statuses, err := applier.Status(ctx, targets, apply.StatusOptions{FieldManager: opts.fieldManager})
+	statuses, err := applier.Status(ctx, inputOf(targets, nil), apply.StatusOptions{FieldManager: opts.fieldManager})
 	if err != nil {
 		return withCode(exitError, err)
 	}

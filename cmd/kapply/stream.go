@@ -43,10 +43,10 @@ type waitingEvent struct {
 	since time.Time
 }
 
-// stream returns the stream of the printer's lines, or nil with -o yaml or
-// json, which print every object at the end as one list.
+// stream returns the stream of the printer's lines, or nil with -o yaml,
+// json or kyaml, which print every object at the end as one list.
 func (p *eventPrinter) stream(streams genericiooptions.IOStreams, before func()) *lineStream {
-	if p.output == "yaml" || p.output == "json" {
+	if p.printsObjects() {
 		return nil
 	}
 	return newLineStream(p, streams, before, holdBack)

@@ -11,7 +11,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // syncBuffer is a buffer the stream's goroutines and the test share.
@@ -34,7 +33,7 @@ func (b *syncBuffer) String() string {
 
 func createdEvent(name string) apply.Event {
 	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name}}}
-	return apply.Event{Object: &load.Object{Obj: obj}, Outcome: apply.Created}
+	return apply.Event{Object: obj, Outcome: apply.Created}
 }
 
 // TestLinesPrintedAsObjectsAreDone: a line is printed as soon as its object

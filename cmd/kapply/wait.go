@@ -14,6 +14,7 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/wait"
 )
 
 // waitReady is apply's --wait: it waits, up to timeout, until every object
@@ -48,8 +49,8 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 	// run, as apply's own lines do. OnResult is never called concurrently.
 	unprinted := 0
 	stop := bar.tick(func() (int, int) { return int(done.Load()), len(targets) })
-	results, err := apply.Wait(ctx, client, targets, apply.WaitOptions{Timeout: timeout,
-		OnResult: func(_ int, r apply.Readiness) {
+	results, err := wait.Ready(ctx, client, targets, wait.Options{Timeout: timeout, Retry: apply.NewRetry(cfg.Timeout),
+		OnResult: func(_ int, r wait.Result) {
 			bar.clear()
 			if err := printReadiness(readyOut, streams.ErrOut, r, timeout); err != nil {
 				unprinted++
@@ -98,7 +99,7 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 // ready` to ready, failures and objects the timeout caught to stderr, with
 // the reason and message of the condition that says why. The error is the
 // ready line's.
-func printReadiness(ready, stderr io.Writer, r apply.Readiness, timeout time.Duration) error {
+func printReadiness(ready, stderr io.Writer, r wait.Result, timeout time.Duration) error {
 	switch {
 	case r.Ready():
 		_, err := fmt.Fprintf(ready, "%s ready\n", r.Target.Ref())
@@ -117,7 +118,7 @@ func printReadiness(ready, stderr io.Writer, r apply.Readiness, timeout time.Dur
 // before it was ready: reported at once, not after the timeout.
 const deletedWhileWaiting = "deleted while waiting"
 
-func explain(r apply.Readiness) string {
+func explain(r wait.Result) string {
 	switch {
 	case r.Reason != "" && r.Message != "":
 		return r.Reason + ": " + r.Message
@@ -127,7 +128,7 @@ func explain(r apply.Readiness) string {
 	return r.Message
 }
 
-func reasonOf(r apply.Readiness) string {
+func reasonOf(r wait.Result) string {
 	if r.Reason != "" {
 		return r.Reason
 	}

@@ -10,14 +10,15 @@ const module = "github.com/kapply/kapply/"
 
 // layers are the packages of pkg/ by tier; a package may import those of
 // lower tiers only, so the arrows of the package map stay one-way:
-// cmd → load, apply, diff → merge, ownership → lastapplied, schema, export
-// → fieldpath. pkg/apply is the one package of its tier that builds on the
-// others of the tier below it and on load.
+// cmd → load, apply, diff → plan → merge, ownership → lastapplied, schema,
+// export → fieldpath. pkg/apply builds on the tiers below it but not on
+// load: it takes plain objects (see TestLibraryTakesNoCLI).
 var layers = [][]string{
 	{"pkg/fieldpath", "pkg/secretmask"},
 	{"pkg/lastapplied", "pkg/schema"},
 	{"pkg/merge", "pkg/ownership", "pkg/export"},
-	{"pkg/load", "pkg/diff"},
+	{"pkg/plan"},
+	{"pkg/load", "pkg/diff", "pkg/wait"},
 	{"pkg/apply"},
 }
 

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/schema"
@@ -33,12 +32,12 @@ type Adoption struct {
 // with a record are skipped. Every adoption is planned before any is
 // written: an object that cannot be (not on the server) is the error, and
 // nothing is written. A write the server refuses is its result's Err.
-func (a *Applier) Adopt(ctx context.Context, objects []*load.Object, opts AdoptOptions) ([]Adoption, error) {
-	return planThenWrite(ctx, a, objects, opts.Namespace, opts.RecordWrite, (*runner).planAdoption,
+func (a *Applier) Adopt(ctx context.Context, in Input, opts AdoptOptions) ([]Adoption, error) {
+	return planThenWrite(ctx, a, in, opts.Namespace, opts.RecordWrite, (*runner).planAdoption,
 		func(a *Adoption) *RecordResult { return &a.RecordResult })
 }
 
-func (r *runner) planAdoption(ctx context.Context, t *load.Object) (Adoption, error) {
+func (r *runner) planAdoption(ctx context.Context, t *object) (Adoption, error) {
 	live, err := r.getLive(ctx, t)
 	if errors.Is(err, ErrNotFound) {
 		return Adoption{}, fmt.Errorf("%w: adopt records a file on an existing object; kapply apply creates it", err)

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kapply/kapply/pkg/load"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -154,7 +153,7 @@ func splitList(s string) []string {
 // object is not mapped yet: a namespace is counted for it (the default one
 // when it names none) even if it turns out cluster-scoped, which only widens
 // the next prune's search.
-func (s *applySet) add(o *load.Object, defaultNamespace string) {
+func (s *applySet) add(o *object, defaultNamespace string) {
 	labels := o.Obj.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}

@@ -117,7 +117,7 @@ func wantOutcome(t *testing.T, events []apply.Event, want apply.Outcome) {
 	failOnFailures(t, events)
 	for _, ev := range events {
 		if ev.Outcome != want {
-			t.Errorf("%s %s, want %s", ev.Object.Ref(), ev.Outcome, want)
+			t.Errorf("%s %s, want %s", apply.ObjectRef(ev.Object), ev.Outcome, want)
 		}
 	}
 }

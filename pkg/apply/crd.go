@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kapply/kapply/pkg/load"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,7 +19,7 @@ import (
 // install manifest of large CRDs (prometheus-operator's take the server
 // seconds each on a busy machine) is done when the server has them, as with
 // kubectl.
-func (r *runner) awaitCRDs(ctx context.Context, objects []*load.Object, indexes []int, events []Event) {
+func (r *runner) awaitCRDs(ctx context.Context, objects []*object, indexes []int, events []Event) {
 	used := kindsUsed(objects)
 	for _, i := range indexes {
 		if events[i].Outcome == Failed {
@@ -31,7 +30,7 @@ func (r *runner) awaitCRDs(ctx context.Context, objects []*load.Object, indexes 
 			continue
 		}
 		if err := r.awaitEstablished(ctx, objects[i]); err != nil {
-			events[i] = Event{Object: objects[i], Outcome: Failed, Err: load.ErrorOf(objects[i], err)}
+			events[i] = objects[i].event(Event{Outcome: Failed, Err: errorOf(objects[i], err)})
 		}
 	}
 	if r.crdsApplied {
@@ -40,7 +39,7 @@ func (r *runner) awaitCRDs(ctx context.Context, objects []*load.Object, indexes 
 }
 
 // kindsUsed is the set of group-kinds of the run's objects.
-func kindsUsed(objects []*load.Object) map[k8sschema.GroupKind]bool {
+func kindsUsed(objects []*object) map[k8sschema.GroupKind]bool {
 	used := make(map[k8sschema.GroupKind]bool, len(objects))
 	for _, o := range objects {
 		used[o.Obj.GroupVersionKind().GroupKind()] = true
@@ -49,13 +48,13 @@ func kindsUsed(objects []*load.Object) map[k8sschema.GroupKind]bool {
 }
 
 // definedKind is the group-kind a CRD in a file defines.
-func definedKind(o *load.Object) k8sschema.GroupKind {
+func definedKind(o *object) k8sschema.GroupKind {
 	group, _, _ := unstructured.NestedString(o.Obj.Object, "spec", "group")
 	kind, _, _ := unstructured.NestedString(o.Obj.Object, "spec", "names", "kind")
 	return k8sschema.GroupKind{Group: group, Kind: kind}
 }
 
-func (r *runner) awaitEstablished(ctx context.Context, o *load.Object) error {
+func (r *runner) awaitEstablished(ctx context.Context, o *object) error {
 	client := r.dynamic.Resource(o.Mapping.Resource)
 	var lastErr error
 	poll := func(ctx context.Context) (bool, error) {

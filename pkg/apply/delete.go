@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/wait"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,6 +30,10 @@ type DeleteOptions struct {
 // CRDs (their custom resources gone by then), then Namespaces. Events come
 // in that order.
 func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]Event, error) {
+	objects, err := in.objects()
+	if err != nil {
+		return nil, err
+	}
 	r, err := a.runner(ctx, Options{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace,
 		Timeout: opts.Timeout, DryRun: opts.DryRun, Parallel: opts.Parallel, Cascade: opts.Cascade}.withDefaults())
 	if err != nil {
@@ -38,7 +42,7 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 	if err := r.reachServer(ctx); err != nil {
 		return nil, afterLoadErrors(in.Errors, err)
 	}
-	objects, loadErrs := in.Objects, in.Errors
+	loadErrs := in.Errors
 	var events []Event
 	order := phases(objects)
 	slices.Reverse(order)
@@ -62,23 +66,23 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 }
 
 // deleteDeclared maps one object from the files and deletes it.
-func (r *runner) deleteDeclared(ctx context.Context, o *load.Object, ignoreNotFound bool) Event {
+func (r *runner) deleteDeclared(ctx context.Context, o *object, ignoreNotFound bool) Event {
 	if err := r.prepare(ctx, o); err != nil {
-		return Event{Object: o, Outcome: Failed, Err: load.ErrorOf(o, err)}
+		return o.event(Event{Outcome: Failed, Err: errorOf(o, err)})
 	}
 	ev := r.deleteOne(ctx, o, Deleted)
 	if apierrors.IsNotFound(ev.Err) && ignoreNotFound {
-		return Event{Object: o, Outcome: Skipped}
+		return o.event(Event{Outcome: Skipped})
 	}
 	if ev.Err != nil {
-		ev.Err = load.ErrorOf(o, ev.Err)
+		ev.Err = errorOf(o, ev.Err)
 	}
 	return ev
 }
 
 // deleteOne deletes a live or declared object (outcome Deleted or Pruned).
-func (r *runner) deleteOne(ctx context.Context, o *load.Object, outcome Outcome) Event {
-	ev := Event{Object: o, Outcome: outcome, Result: o.Obj}
+func (r *runner) deleteOne(ctx context.Context, o *object, outcome Outcome) Event {
+	ev := o.event(Event{Outcome: outcome, Result: o.Obj})
 	if r.opts.DryRun == ClientDryRun {
 		return ev
 	}
@@ -102,34 +106,33 @@ func (r *runner) deleteOne(ctx context.Context, o *load.Object, outcome Outcome)
 		err = nil
 	}
 	if err != nil {
-		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("deleting: %w", err)}
+		return o.event(Event{Outcome: Failed, Err: fmt.Errorf("deleting: %w", err)})
 	}
 	return ev
 }
 
 // awaitGone waits, bounded by the run's timeout, until the objects the
-// events at indexes deleted are gone — one LIST and WATCH per resource and
-// namespace, kstatus's machinery as apply --wait — and fails those that
-// are not.
+// events at indexes deleted are gone (wait.Deleted, under the run's retry
+// rule) and fails those that are not.
 func (r *runner) awaitGone(ctx context.Context, events []Event, indexes []int) {
-	var targets []WaitTarget
+	var targets []wait.Target
 	var places []int
 	for _, i := range indexes {
 		ev := events[i]
-		if ev.Outcome != Deleted || ev.Object.Mapping == nil {
+		if ev.Outcome != Deleted || ev.Mapping == nil {
 			continue
 		}
 		ns := ""
-		if ev.Object.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-			ns = ev.Object.Obj.GetNamespace()
+		if ev.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			ns = ev.Object.GetNamespace()
 		}
-		targets = append(targets, WaitTarget{Mapping: ev.Object.Mapping, Namespace: ns, Name: ev.Object.Obj.GetName()})
+		targets = append(targets, wait.Target{Mapping: ev.Mapping, Namespace: ns, Name: ev.Object.GetName(), UID: ev.Object.GetUID()})
 		places = append(places, i)
 	}
 	if len(targets) == 0 {
 		return
 	}
-	results, err := Wait(ctx, r.dynamic, targets, WaitOptions{Timeout: r.timeout(), Gone: true})
+	results, err := wait.Deleted(ctx, r.dynamic, targets, wait.Options{Timeout: r.timeout(), Retry: r.retryTransient})
 	for n, res := range results {
 		if res.Deleted() {
 			continue
@@ -137,15 +140,17 @@ func (r *runner) awaitGone(ctx context.Context, events []Event, indexes []int) {
 		i := places[n]
 		cause := err
 		if cause == nil {
-			cause = fmt.Errorf("still there after %s (%s)", r.timeout(), describeReadiness(res))
+			cause = fmt.Errorf("still there after %s (%s)", r.timeout(), describeResult(res))
 		}
-		events[i] = Event{Object: events[i].Object, Outcome: Failed, Err: load.ErrorOf(events[i].Object, fmt.Errorf("waiting for the deletion to finish: %w", cause))}
+		ev := events[i]
+		events[i] = Event{Object: ev.Object, Source: ev.Source, Mapping: ev.Mapping, Outcome: Failed,
+			Err: ErrorOf(ev.Object, ev.Source, fmt.Errorf("waiting for the deletion to finish: %w", cause))}
 	}
 }
 
-// describeReadiness says where an object stands: its status, reason and
+// describeResult says where an object stands: its status, reason and
 // message.
-func describeReadiness(r Readiness) string {
+func describeResult(r wait.Result) string {
 	text := string(r.Status)
 	if r.Reason != "" {
 		text += ": " + r.Reason

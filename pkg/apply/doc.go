@@ -12,5 +12,7 @@
 // SetLastApplied, EditLastApplied): they read and write the objects given,
 // built in code or read from files, through the same clients and retries.
 // One bad object never stops the others. It knows no kubeconfig, no files
-// and no flags: pkg/load reads files, cmd/kapply turns flags into Options.
+// and no flags: it takes plain unstructured objects, each with an optional
+// Source (pkg/plan); pkg/load reads files, cmd/kapply turns flags into
+// Options.
 package apply

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/internal/yamldoc"
 )
 
 // refuseDuplicates fails every ready object that another ready one
@@ -13,7 +13,7 @@ import (
 // event), and returns the others.
 // kubectl applies both in turn and the last wins; kapply applies
 // concurrently, so neither is applied.
-func (r *runner) refuseDuplicates(objects []*load.Object, ready []int, done func(int, Event)) []int {
+func (r *runner) refuseDuplicates(objects []*object, ready []int, done func(int, Event)) []int {
 	byKey := map[objectKey][]int{}
 	for _, i := range ready {
 		key := keyOfObject(objects[i].Obj)
@@ -27,21 +27,21 @@ func (r *runner) refuseDuplicates(objects []*load.Object, ready []int, done func
 			unique = append(unique, i)
 			continue
 		}
-		done(i, Event{Object: o, Outcome: Failed, Err: load.ErrorOf(o, duplicateError(objects, copies))})
+		done(i, o.event(Event{Outcome: Failed, Err: errorOf(o, duplicateError(objects, copies))}))
 	}
 	return unique
 }
 
-func duplicateError(objects []*load.Object, copies []int) error {
+func duplicateError(objects []*object, copies []int) error {
 	var where []string
 	seen := map[string]bool{}
 	for _, i := range copies {
 		o := objects[i]
-		if seen[o.Source] {
+		if seen[o.Source.File] {
 			continue
 		}
-		seen[o.Source] = true
-		where = append(where, whereIn(o.Source, objects, copies))
+		seen[o.Source.File] = true
+		where = append(where, whereIn(o.Source.File, objects, copies))
 	}
 	return fmt.Errorf("declared %d times, in %s: none of them is applied", len(copies), strings.Join(where, " and "))
 }
@@ -49,17 +49,17 @@ func duplicateError(objects []*load.Object, copies []int) error {
 // whereIn names source and the places in it of the copies it holds: its
 // documents when it is a file that can be read again, else the objects'
 // places among those read from it.
-func whereIn(source string, objects []*load.Object, copies []int) string {
-	var first *load.Object
+func whereIn(source string, objects []*object, copies []int) string {
+	var first *object
 	var places []int
 	for _, i := range copies {
-		if objects[i].Source == source {
+		if objects[i].Source.File == source {
 			first = objects[i]
-			places = append(places, objects[i].Index)
+			places = append(places, objects[i].Source.Index)
 		}
 	}
 	what := "object"
-	if docs, err := load.DocumentsDeclaring(source, first); err == nil && len(docs) == len(places) {
+	if docs, err := yamldoc.Declaring(source, first.Obj); err == nil && len(docs) == len(places) {
 		what, places = "document", docs
 	}
 	if len(places) > 1 {

@@ -3,10 +3,11 @@ package apply
 import (
 	"errors"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/merge"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // Outcome is what happened to one object.
@@ -32,10 +33,17 @@ var outcomeNames = map[Outcome]string{
 
 func (o Outcome) String() string { return outcomeNames[o] }
 
-// Event reports the outcome of one object, or a failure to load a file (then
-// Object is nil).
+// Event reports the outcome of one object, or a failure to load a file or
+// of a step such as pruning (then Object is nil).
 type Event struct {
-	Object  *load.Object
+	// Object is the input's object (its namespace settled as the run
+	// applied it), or for pruning the live object deleted.
+	Object *unstructured.Unstructured
+	// Source is where Object came from: the input's Sources, zero for
+	// objects built in code, File "(pruned)" for pruning's.
+	Source plan.Source
+	// Mapping is Object's API resource; nil when it could not be mapped.
+	Mapping *meta.RESTMapping
 	Outcome Outcome
 	// Result is the object as the server returned it, or as the plan computed
 	// it in a client dry run (nil on failure).

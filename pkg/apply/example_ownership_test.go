@@ -11,14 +11,13 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/fieldpath"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // ExampleApplier_Adopt hands an object made imperatively over to a
 // program: Adopt records the program's version as last-applied, Status
 // shows who changed what since, Release gives a field away and
 // SetLastApplied records a version without applying it. The objects are
-// built in code: no files, no Mapping, no Info.
+// built in code: no files.
 func ExampleApplier_Adopt() {
 	ctx := context.Background()
 	applier, err := newExampleApplier(cluster.Config)
@@ -28,7 +27,7 @@ func ExampleApplier_Adopt() {
 	}
 	ns := "ownership-example"
 	nsObj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
-	if _, err := applier.Apply(ctx, apply.Input{Objects: load.FromUnstructured([]*unstructured.Unstructured{nsObj})}, apply.Options{}); err != nil {
+	if _, err := applier.Apply(ctx, apply.Input{Objects: []*unstructured.Unstructured{nsObj}}, apply.Options{}); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -42,7 +41,7 @@ func ExampleApplier_Adopt() {
 		return
 	}
 	web := configMap("web", map[string]any{"mode": "fast", "replicas": "3"})
-	objects := load.FromUnstructured([]*unstructured.Unstructured{web})
+	objects := apply.Input{Objects: []*unstructured.Unstructured{web}}
 
 	adoptions, err := applier.Adopt(ctx, objects, apply.AdoptOptions{Namespace: ns})
 	if err != nil {
@@ -50,12 +49,12 @@ func ExampleApplier_Adopt() {
 		return
 	}
 	for _, a := range adoptions {
-		fmt.Println(a.Object.Ref(), "adopted:", a.Err)
+		fmt.Println(apply.ObjectRef(a.Object), "adopted:", a.Err)
 		for _, c := range a.Changes {
 			fmt.Println("  the next apply changes", c.Path, "to", c.New)
 		}
 	}
-	if _, err := applier.Apply(ctx, apply.Input{Objects: objects}, apply.Options{Namespace: ns}); err != nil {
+	if _, err := applier.Apply(ctx, objects, apply.Options{Namespace: ns}); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -76,7 +75,7 @@ func ExampleApplier_Adopt() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(releases[0].Object.Ref(), "released; the object still sets", releases[0].StillSet)
+	fmt.Println(apply.ObjectRef(releases[0].Object), "released; the object still sets", releases[0].StillSet)
 	unstructured.RemoveNestedField(web.Object, "data", "replicas")
 	printStatus(ctx, applier, objects, ns)
 
@@ -87,7 +86,7 @@ func ExampleApplier_Adopt() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(set[0].Object.Ref(), "record set:", set[0].Err)
+	fmt.Println(apply.ObjectRef(set[0].Object), "record set:", set[0].Err)
 	printStatus(ctx, applier, objects, ns)
 	// Output:
 	// configmap/web -n ownership-example adopted: <nil>
@@ -110,7 +109,7 @@ func ExampleApplier_Adopt() {
 // printStatus prints where each object stands: fields changed since the
 // last apply (the adopted ConfigMap's mode stays kubectl-create's: apply
 // never wrote it).
-func printStatus(ctx context.Context, applier *apply.Applier, objects []*load.Object, ns string) {
+func printStatus(ctx context.Context, applier *apply.Applier, objects apply.Input, ns string) {
 	statuses, err := applier.Status(ctx, objects, apply.StatusOptions{Namespace: ns})
 	if err != nil {
 		fmt.Println(err)

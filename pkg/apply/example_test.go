@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/kapply/kapply/pkg/apply"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // ExampleApplier applies objects a program builds — no kubeconfig, no files
@@ -34,13 +33,13 @@ func ExampleApplier() {
 			"data":     map[string]any{"mode": "fast"}}},
 	}
 	for range 2 {
-		events, err := applier.Apply(context.Background(), apply.Input{Objects: load.FromUnstructured(objects)}, apply.Options{})
+		events, err := applier.Apply(context.Background(), apply.Input{Objects: objects}, apply.Options{})
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
 		for _, ev := range events {
-			fmt.Println(ev.Object.Ref(), ev.Outcome, ev.Err)
+			fmt.Println(apply.ObjectRef(ev.Object), ev.Outcome, ev.Err)
 		}
 	}
 	// Output:
@@ -83,7 +82,7 @@ func ExampleApplier_longLived() {
 			var events []apply.Event
 			events, err = applier.Apply(context.Background(), apply.Input{Objects: objects}, apply.Options{Namespace: "example-long-lived"})
 			for _, ev := range events {
-				fmt.Println(ev.Object.Ref(), ev.Outcome, ev.Err)
+				fmt.Println(apply.ObjectRef(ev.Object), ev.Outcome, ev.Err)
 			}
 		}
 		if err != nil {

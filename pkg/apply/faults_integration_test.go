@@ -25,7 +25,6 @@ import (
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // faultRun is one run of apply in a namespace of its own, through the
@@ -92,8 +91,8 @@ func accountedFor(t *testing.T, events []apply.Event, objects int) int {
 		case apply.Created, apply.Configured, apply.Unchanged, apply.Pruned:
 		case apply.Failed:
 			failed++
-			var objErr *load.Error
-			if !errors.As(ev.Err, &objErr) || objErr.Source == "" || objErr.Ref == "" {
+			var objErr *apply.ObjectError
+			if !errors.As(ev.Err, &objErr) || objErr.Source.File == "" || objErr.Ref == "" {
 				t.Errorf("failure without its object and file: %v", ev.Err)
 			}
 		default:
@@ -153,7 +152,7 @@ func (f *faultRun) converges(t *testing.T, opts apply.Options, failedBefore int)
 	}
 	for _, ev := range f.apply(t, cluster.Kubeconfig, opts, nil) {
 		if ev.Outcome != apply.Unchanged {
-			t.Errorf("re-run: %s %s %v, want unchanged", ev.Object.Ref(), ev.Outcome, ev.Err)
+			t.Errorf("re-run: %s %s %v, want unchanged", apply.ObjectRef(ev.Object), ev.Outcome, ev.Err)
 		}
 	}
 }
@@ -248,7 +247,7 @@ func TestRetryAppliesAfterThree429s(t *testing.T) {
 	events := f.apply(t, proxy.Kubeconfig, apply.Options{}, nil)
 	for _, ev := range events {
 		if ev.Outcome != apply.Created {
-			t.Errorf("%s: %s %v", ev.Object.Ref(), ev.Outcome, ev.Err)
+			t.Errorf("%s: %s %v", apply.ObjectRef(ev.Object), ev.Outcome, ev.Err)
 		}
 	}
 	if n := proxy.Count("status"); n != 3 {

@@ -11,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
-
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // forceReplaces tells whether Force answers a failed patch by replacing the
@@ -36,9 +34,9 @@ func (r *runner) forceReplaces(err error) bool {
 //     does not end.
 //
 // The file is removed once the new object or the restored original exists.
-func (r *runner) replace(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, live *unstructured.Unstructured, patchErr error) Event {
+func (r *runner) replace(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured, patchErr error) Event {
 	failed := func(err error) Event {
-		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("%w; Options.Force: %w", patchErr, err)}
+		return o.event(Event{Outcome: Failed, Err: fmt.Errorf("%w; Options.Force: %w", patchErr, err)})
 	}
 	body, warnings, err := r.withLastApplied(o, nil)
 	if err != nil {
@@ -77,11 +75,11 @@ func (r *runner) replace(ctx context.Context, client dynamic.ResourceInterface, 
 
 // replaced is the event of an object created in place of the deleted one,
 // whose saved copy is no longer needed.
-func replaced(o *load.Object, created *unstructured.Unstructured, warnings []string, saved backup) Event {
+func replaced(o *object, created *unstructured.Unstructured, warnings []string, saved backup) Event {
 	if err := saved.remove(); err != nil {
 		warnings = append(warnings, fmt.Sprintf("%s: %v", o.Ref(), err))
 	}
-	return Event{Object: o, Outcome: Configured, Result: created, Warnings: warnings}
+	return o.event(Event{Outcome: Configured, Result: created, Warnings: warnings})
 }
 
 // serverRefused tells a request the server answered with an error, so

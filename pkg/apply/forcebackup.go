@@ -10,8 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
-
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // backup is the file Force saves an object to before deleting it: if
@@ -24,7 +22,7 @@ type backup struct{ path string }
 // saveBackup writes live, as a manifest `kubectl create -f` takes, to a new
 // file readable by its owner only, flushed to disk, and tells
 // Options.OnForceBackup its path.
-func (r *runner) saveBackup(o *load.Object, live *unstructured.Unstructured) (backup, error) {
+func (r *runner) saveBackup(o *object, live *unstructured.Unstructured) (backup, error) {
 	data, err := yaml.Marshal(restorable(live).Object)
 	if err != nil {
 		return backup{}, fmt.Errorf("encoding the object to save it before deleting it: %w", err)
@@ -50,7 +48,7 @@ func (r *runner) saveBackup(o *load.Object, live *unstructured.Unstructured) (ba
 		return backup{}, errors.Join(fmt.Errorf("saving the object to %s before deleting it: %w", saved.path, err), saved.remove())
 	}
 	if r.opts.OnForceBackup != nil {
-		r.opts.OnForceBackup(o, saved.path)
+		r.opts.OnForceBackup(o.Obj, o.Source, saved.path)
 	}
 	return saved, nil
 }

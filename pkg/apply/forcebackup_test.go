@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 const liveSecretYAML = `
@@ -40,8 +40,8 @@ func TestSaveBackupWritesARestorableManifest(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var told string
-	r := &runner{opts: Options{ForceBackupDir: dir, OnForceBackup: func(_ *load.Object, path string) { told = path }}}
-	saved, err := r.saveBackup(&load.Object{Obj: &live}, &live)
+	r := &runner{opts: Options{ForceBackupDir: dir, OnForceBackup: func(_ *unstructured.Unstructured, _ plan.Source, path string) { told = path }}}
+	saved, err := r.saveBackup(&object{Obj: &live}, &live)
 	if err != nil {
 		t.Fatal(err)
 	}

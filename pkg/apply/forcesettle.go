@@ -9,7 +9,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // settled is what settleReplace found, or did, after a replace that did not
@@ -35,11 +34,11 @@ const (
 // or already does. It runs on a context of its own, bounded by
 // Options.Timeout: it is what runs once SIGINT has ended ctx in the middle
 // of a replace, and must not lose the object for it.
-func (r *runner) settleReplace(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, live, body *unstructured.Unstructured, saved backup, cause error) Event {
+func (r *runner) settleReplace(ctx context.Context, client dynamic.ResourceInterface, o *object, live, body *unstructured.Unstructured, saved backup, cause error) Event {
 	own, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.timeout())
 	defer cancel()
 	state, current, err := r.reinstate(own, client, o, live, body)
-	ev := Event{Object: o, Outcome: Failed}
+	ev := o.event(Event{Outcome: Failed})
 	switch state {
 	case originalKept:
 		ev.Err = fmt.Errorf("%w; the object was not deleted (a copy stays in %s)", cause, saved.path)
@@ -62,7 +61,7 @@ func (r *runner) settleReplace(ctx context.Context, client dynamic.ResourceInter
 // reinstate reads the object: still the original, and not being deleted, it
 // is kept; being deleted, it is awaited until gone; gone, the original is
 // created again — unless the file's object is there.
-func (r *runner) reinstate(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, live, body *unstructured.Unstructured) (settled, *unstructured.Unstructured, error) {
+func (r *runner) reinstate(ctx context.Context, client dynamic.ResourceInterface, o *object, live, body *unstructured.Unstructured) (settled, *unstructured.Unstructured, error) {
 	for attempt := 0; ; attempt++ {
 		current, err := r.get(ctx, client, o)
 		switch {

@@ -178,7 +178,7 @@ type fileRun struct {
 // runFiles is what `kapply apply -f paths` runs: load the files, then
 // Apply them with an Applier built from getter.
 func runFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, paths []string, opts apply.Options, mergeKeys []schema.Override) ([]apply.Event, error) {
-	objects, errs := load.Load(getter, load.Files{Filenames: paths}, opts.Selector)
+	in := loadInput(getter, load.Files{Filenames: paths}, opts.Selector)
 	cfg, err := getter.ToRESTConfig()
 	if err != nil {
 		return nil, err
@@ -195,7 +195,15 @@ func runFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, pa
 	if err != nil {
 		return nil, err
 	}
-	return apply.NewApplier(clients).Apply(ctx, apply.Input{Objects: objects, Errors: errs}, opts)
+	return apply.NewApplier(clients).Apply(ctx, in, opts)
+}
+
+// loadInput is what `kapply apply -f` gives the library: the files loaded
+// (pkg/load), with their sources.
+func loadInput(getter genericclioptions.RESTClientGetter, files load.Files, selector string) apply.Input {
+	objects, errs := load.Load(getter, files, selector)
+	objs, sources := load.Split(objects)
+	return apply.Input{Objects: objs, Sources: sources, Errors: errs}
 }
 
 // kapplyRunOpts applies run.path with run's options in the world.
@@ -247,7 +255,7 @@ func assertReapply(t *testing.T, w *world) {
 	failOnFailures(t, events)
 	for _, ev := range events {
 		if ev.Outcome != apply.Unchanged {
-			t.Errorf("re-applying the final file: %s %s, want unchanged", ev.Object.Ref(), ev.Outcome)
+			t.Errorf("re-applying the final file: %s %s, want unchanged", apply.ObjectRef(ev.Object), ev.Outcome)
 		}
 	}
 }

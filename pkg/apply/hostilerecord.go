@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/schema"
 )
@@ -17,7 +16,7 @@ import (
 // the record is the only account of which fields the last apply set, and
 // treating it as absent would keep, unannounced, every field the file
 // dropped since. The other objects of the run are still applied.
-func malformedRecordError(o *load.Object, err error) error {
+func malformedRecordError(o *object, err error) error {
 	return fmt.Errorf("%w; kubectl apply refuses the object too (invalid JSON document): correct the annotation or remove it "+
 		"(kubectl annotate %s %s-); without it the next apply deletes nothing",
 		err, o.Ref(), lastapplied.Annotation)
@@ -33,7 +32,7 @@ const maxPathsNamed = 20
 // the file, still live) and kubectl's does not: they stay, and no later
 // apply removes them. plan is the apply's plan, from kubectl's record.
 // Paths only: a Secret's keys, never a value.
-func shadowedCompactWarning(o *load.Object, live *unstructured.Unstructured, file map[string]any, kind *schema.Kind, plan *merge.Plan) string {
+func shadowedCompactWarning(o *object, live *unstructured.Unstructured, file map[string]any, kind *schema.Kind, plan *merge.Plan) string {
 	compact, err := lastapplied.ShadowedCompact(live)
 	if compact == nil && err == nil {
 		return ""

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/kapply/kapply/pkg/load"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,7 +42,7 @@ type listing struct {
 // object's resource and namespace were listed at all, waiting for the LIST
 // to answer. The object is forgotten: each object is planned once (the run
 // refuses duplicates), and what has been planned need not be held.
-func (l *liveIndex) take(o *load.Object) (live *unstructured.Unstructured, exists, listed bool) {
+func (l *liveIndex) take(o *object) (live *unstructured.Unstructured, exists, listed bool) {
 	if l == nil {
 		return nil, false, false
 	}
@@ -63,7 +62,7 @@ func (l *liveIndex) take(o *load.Object) (live *unstructured.Unstructured, exist
 	return live, exists, true
 }
 
-func keyOf(o *load.Object) listKey {
+func keyOf(o *object) listKey {
 	return listKey{resource: o.Mapping.Resource, namespace: o.Obj.GetNamespace()}
 }
 
@@ -75,7 +74,7 @@ func keyOf(o *load.Object) listKey {
 // planned. A failed LIST (forbidden, say) is not an error: those objects
 // fall back to a GET each. Once a LIST finds objects, the schema of their
 // kind is resolved (objects to create plan nothing), on schemas.
-func (r *runner) startLists(ctx context.Context, objects []*load.Object, indexes []int, schemas *sync.WaitGroup) (*liveIndex, <-chan int) {
+func (r *runner) startLists(ctx context.Context, objects []*object, indexes []int, schemas *sync.WaitGroup) (*liveIndex, <-chan int) {
 	index := &liveIndex{lists: map[listKey]*listing{}}
 	byKey := map[listKey][]int{}
 	for _, i := range indexes {
@@ -123,7 +122,7 @@ func (r *runner) startLists(ctx context.Context, objects []*load.Object, indexes
 // documents one group-version at a time. The resolver computes each kind
 // once; a failure is not kept, so planning tries again and reports its own
 // error. Server-side apply plans nothing.
-func (r *runner) prefetchSchema(o *load.Object, schemas *sync.WaitGroup) {
+func (r *runner) prefetchSchema(o *object, schemas *sync.WaitGroup) {
 	if r.opts.ServerSide || r.schemas == nil {
 		return
 	}

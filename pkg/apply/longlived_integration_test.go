@@ -90,8 +90,8 @@ func (l *longLived) run(t *testing.T, manifest string) []apply.Event {
 	if err := path.Close(); err != nil {
 		t.Fatal(err)
 	}
-	objects, errs := load.Load(l.getter, load.Files{Filenames: []string{filepath.Clean(path.Name())}}, "")
-	events, err := l.applier.Apply(context.Background(), apply.Input{Objects: objects, Errors: errs}, apply.Options{Namespace: l.ns})
+	in := loadInput(l.getter, load.Files{Filenames: []string{filepath.Clean(path.Name())}}, "")
+	events, err := l.applier.Apply(context.Background(), in, apply.Options{Namespace: l.ns})
 	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}
@@ -541,7 +541,7 @@ func TestConcurrentRunsOfOneApplier(t *testing.T) {
 }
 
 // decodeAll reads a multi-document manifest into objects.
-func decodeAll(manifest string) ([]*load.Object, error) {
+func decodeAll(manifest string) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
 	for doc := range strings.SplitSeq(manifest, "\n---\n") {
 		u := &unstructured.Unstructured{}
@@ -550,7 +550,7 @@ func decodeAll(manifest string) ([]*load.Object, error) {
 		}
 		objs = append(objs, u)
 	}
-	return load.FromUnstructured(objs), nil
+	return objs, nil
 }
 
 // awaitOpenAPI waits until the server publishes the OpenAPI v3 document of

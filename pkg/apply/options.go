@@ -4,10 +4,11 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -113,7 +114,7 @@ type Options struct {
 	// OnForceBackup, when set, is given the path of each saved object before
 	// it is deleted, from concurrent goroutines. The file holds the object's
 	// values (a Secret's data): print its path, never its content.
-	OnForceBackup func(o *load.Object, path string)
+	OnForceBackup func(obj *unstructured.Unstructured, src plan.Source, path string)
 
 	// NoOverwrite (kubectl's --overwrite=false) refuses an object whose
 	// patch would change a field someone else changed since the last apply

@@ -1,7 +1,5 @@
 package apply
 
-import "github.com/kapply/kapply/pkg/load"
-
 // phase is a group of objects applied together; later phases may depend on
 // earlier ones (objects inside a Namespace, custom resources of a CRD).
 type phase struct {
@@ -14,7 +12,7 @@ type phase struct {
 // phases orders objects as kubectl users expect a tree to apply: Namespaces
 // first, then CRDs, then everything else, each in input order. There are
 // always three phases, Namespaces at index 0.
-func phases(objects []*load.Object) []phase {
+func phases(objects []*object) []phase {
 	var namespaces, crds, rest phase
 	crds.crds = true
 	for i, o := range objects {

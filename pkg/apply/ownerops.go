@@ -5,19 +5,21 @@ import (
 	"context"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // The ownership operations (Adopt, Release, SetLastApplied,
 // EditLastApplied, Status) read and write one object at a time through the
 // Applier's clients, as a run does: each object mapped by the Applier's
-// mapper (it needs neither Mapping nor Info: objects built in code are
-// fine), each request under the run's retry rule, the server's warnings
-// gathered per object, schemas from the run's own answers. A namespaced
-// object that names no namespace is given Namespace ("default" when empty).
+// mapper (objects built in code are fine), each request under the run's
+// retry rule, the server's warnings gathered per object, schemas from the
+// run's own answers. A namespaced object that names no namespace is given
+// Namespace ("default" when empty). They take Input as a run does, but act
+// on every object or on none: an Input with Errors is their error.
 
 // AdoptOptions configure Adopt.
 type AdoptOptions struct {
@@ -63,35 +65,37 @@ type StatusOptions struct {
 // set-last-applied. Every patch is planned before any is sent: an object
 // that cannot be planned is the error, and nothing is written. A write the
 // server refuses is its result's Err; the others are still written.
-func (a *Applier) SetLastApplied(ctx context.Context, objects []*load.Object, opts SetLastAppliedOptions) ([]RecordResult, error) {
-	return planThenWrite(ctx, a, objects, opts.Namespace, opts.RecordWrite,
-		func(r *runner, ctx context.Context, o *load.Object) (RecordResult, error) {
+func (a *Applier) SetLastApplied(ctx context.Context, in Input, opts SetLastAppliedOptions) ([]RecordResult, error) {
+	return planThenWrite(ctx, a, in, opts.Namespace, opts.RecordWrite,
+		func(r *runner, ctx context.Context, o *object) (RecordResult, error) {
 			return r.planSet(ctx, o, opts.CreateMissing)
 		},
 		func(res *RecordResult) *RecordResult { return res })
 }
 
-// EditLastApplied hands the YAML of o's live record (lastapplied.View) to
-// edit and records what edit returns, as kubectl apply edit-last-applied
-// (the CLI's edit opens an editor). Any failure, edit's included, is the
+// EditLastApplied hands the YAML of obj's live record (lastapplied.View)
+// to edit and records what edit returns, as kubectl apply
+// edit-last-applied (the CLI's edit opens an editor); src, which may be
+// zero, is where obj came from. Any failure, edit's included, is the
 // result's Err.
-func (a *Applier) EditLastApplied(ctx context.Context, o *load.Object, edit func(record []byte) ([]byte, error), opts EditLastAppliedOptions) RecordResult {
+func (a *Applier) EditLastApplied(ctx context.Context, obj *unstructured.Unstructured, src plan.Source, edit func(record []byte) ([]byte, error), opts EditLastAppliedOptions) RecordResult {
+	o := &object{Obj: obj, Source: src}
 	r, err := a.ownershipRunner(ctx, opts.Namespace, RecordWrite{FieldManager: opts.FieldManager})
 	if err != nil {
-		return RecordResult{Object: o, Err: load.ErrorOf(o, err)}
+		return RecordResult{Object: o.Obj, Source: o.Source, Err: errorOf(o, err)}
 	}
 	ctx, sink := withWarningSink(ctx)
 	res, err := r.planEditOf(ctx, o, edit)
 	if err != nil {
-		res = RecordResult{Object: o, Err: load.ErrorOf(o, err)}
+		res = RecordResult{Object: o.Obj, Source: o.Source, Err: errorOf(o, err)}
 	} else {
-		r.sendRecord(ctx, &res)
+		r.sendRecord(ctx, o, &res)
 	}
 	res.Warnings = sink.texts()
 	return res
 }
 
-func (r *runner) planEditOf(ctx context.Context, o *load.Object, edit func([]byte) ([]byte, error)) (RecordResult, error) {
+func (r *runner) planEditOf(ctx context.Context, o *object, edit func([]byte) ([]byte, error)) (RecordResult, error) {
 	if err := r.prepare(ctx, o); err != nil {
 		return RecordResult{}, err
 	}
@@ -119,8 +123,12 @@ func (a *Applier) ownershipRunner(ctx context.Context, namespace string, w Recor
 // planThenWrite maps and plans every object before it writes any, so that
 // bad input changes nothing, then sends each planned patch; a refused
 // write does not stop the others. result points at a plan's RecordResult.
-func planThenWrite[T any](ctx context.Context, a *Applier, objects []*load.Object, namespace string, w RecordWrite,
-	plan func(*runner, context.Context, *load.Object) (T, error), result func(*T) *RecordResult) ([]T, error) {
+func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace string, w RecordWrite,
+	planOne func(*runner, context.Context, *object) (T, error), result func(*T) *RecordResult) ([]T, error) {
+	objects, err := in.readAll()
+	if err != nil {
+		return nil, err
+	}
 	r, err := a.ownershipRunner(ctx, namespace, w)
 	if err != nil {
 		return nil, err
@@ -131,16 +139,17 @@ func planThenWrite[T any](ctx context.Context, a *Applier, objects []*load.Objec
 		var objCtx context.Context
 		objCtx, sinks[i] = withWarningSink(ctx)
 		if err := r.prepare(objCtx, o); err != nil {
-			return nil, load.ErrorOf(o, err)
+			return nil, errorOf(o, err)
 		}
-		if plans[i], err = plan(r, objCtx, o); err != nil {
-			return nil, load.ErrorOf(o, err)
+		if plans[i], err = planOne(r, objCtx, o); err != nil {
+			return nil, errorOf(o, err)
 		}
-		result(&plans[i]).Object = o
+		res := result(&plans[i])
+		res.Object, res.Source = o.Obj, o.Source
 	}
 	for i := range plans {
 		res := result(&plans[i])
-		r.sendRecord(context.WithValue(ctx, warningSinkKey{}, sinks[i]), res)
+		r.sendRecord(context.WithValue(ctx, warningSinkKey{}, sinks[i]), objects[i], res)
 		res.Warnings = sinks[i].texts()
 	}
 	return plans, nil

@@ -13,7 +13,7 @@ import (
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // configMap is a ConfigMap built in code, without a namespace: the
@@ -25,7 +25,7 @@ func configMap(name string, data map[string]any) *unstructured.Unstructured {
 
 // TestOwnershipOperationsOnObjectsBuiltInCode: Adopt, Status, Release,
 // SetLastApplied and EditLastApplied take objects a program builds
-// (load.FromUnstructured: no Info, no Mapping) and read and write them
+// (no pkg/load: plain unstructured objects) and read and write them
 // through the Applier's clients. The free functions they replace reached
 // the server through Info and panicked on such objects.
 func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
@@ -41,7 +41,7 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	if _, err := client.Create(ctx, configMap("web", map[string]any{"mode": "fast"}), metav1.CreateOptions{FieldManager: "kubectl-create"}); err != nil {
 		t.Fatal(err)
 	}
-	objects := load.FromUnstructured([]*unstructured.Unstructured{configMap("web", map[string]any{"mode": "fast", "replicas": "3"})})
+	objects := []*unstructured.Unstructured{configMap("web", map[string]any{"mode": "fast", "replicas": "3"})}
 	recordOf := func() map[string]any {
 		t.Helper()
 		live, err := client.Get(ctx, "web", metav1.GetOptions{})
@@ -56,7 +56,7 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	}
 	status := func() apply.ObjectStatus {
 		t.Helper()
-		statuses, err := applier.Status(ctx, objects, apply.StatusOptions{Namespace: ns})
+		statuses, err := applier.Status(ctx, apply.Input{Objects: objects}, apply.StatusOptions{Namespace: ns})
 		if err != nil || len(statuses) != 1 {
 			t.Fatalf("Status: %v, %d statuses", err, len(statuses))
 		}
@@ -67,7 +67,7 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	}
 
 	// Adopt: the record is written, and the plan says the next apply adds replicas.
-	adoptions, err := applier.Adopt(ctx, objects, apply.AdoptOptions{Namespace: ns})
+	adoptions, err := applier.Adopt(ctx, apply.Input{Objects: objects}, apply.AdoptOptions{Namespace: ns})
 	if err != nil || len(adoptions) != 1 || adoptions[0].Err != nil || adoptions[0].Skip != nil {
 		t.Fatalf("Adopt: %v %+v", err, adoptions)
 	}
@@ -77,7 +77,7 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	if got := toJSON(recordOf()["data"]); got != `{"mode":"fast","replicas":"3"}` {
 		t.Errorf("record after adopt: data %s", got)
 	}
-	again, err := applier.Adopt(ctx, objects, apply.AdoptOptions{Namespace: ns})
+	again, err := applier.Adopt(ctx, apply.Input{Objects: objects}, apply.AdoptOptions{Namespace: ns})
 	if err != nil || again[0].Skip == nil {
 		t.Errorf("adopting again: %v, skip %v; want skipped", err, again[0].Skip)
 	}
@@ -98,7 +98,7 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	releases, err := applier.Release(ctx, objects, apply.ReleaseOptions{Namespace: ns, Fields: []fieldpath.Path{replicas}})
+	releases, err := applier.Release(ctx, apply.Input{Objects: objects}, apply.ReleaseOptions{Namespace: ns, Fields: []fieldpath.Path{replicas}})
 	if err != nil || releases[0].Err != nil || releases[0].Unchanged {
 		t.Fatalf("Release: %v %+v", err, releases)
 	}
@@ -110,8 +110,8 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	}
 
 	// SetLastApplied records a new version without writing the object.
-	objects[0].Obj.Object["data"] = map[string]any{"mode": "slow"}
-	set, err := applier.SetLastApplied(ctx, objects, apply.SetLastAppliedOptions{Namespace: ns})
+	objects[0].Object["data"] = map[string]any{"mode": "slow"}
+	set, err := applier.SetLastApplied(ctx, apply.Input{Objects: objects}, apply.SetLastAppliedOptions{Namespace: ns})
 	if err != nil || set[0].Err != nil || set[0].Unchanged {
 		t.Fatalf("SetLastApplied: %v %+v", err, set)
 	}
@@ -123,7 +123,7 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	}
 
 	// EditLastApplied hands the record to a function.
-	edited := applier.EditLastApplied(ctx, objects[0], func(record []byte) ([]byte, error) {
+	edited := applier.EditLastApplied(ctx, objects[0], plan.Source{}, func(record []byte) ([]byte, error) {
 		if !strings.Contains(string(record), "mode: slow") {
 			t.Errorf("the record to edit:\n%s", record)
 		}
@@ -138,11 +138,11 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 
 	// An object the Applier applied is in step: nothing changed, nothing
 	// owned by another manager.
-	applied := load.FromUnstructured([]*unstructured.Unstructured{configMap("applied", map[string]any{"k": "v"})})
+	applied := []*unstructured.Unstructured{configMap("applied", map[string]any{"k": "v"})}
 	if events, err := applier.Apply(ctx, apply.Input{Objects: applied}, apply.Options{Namespace: ns}); err != nil || events[0].Err != nil {
 		t.Fatalf("apply: %v %+v", err, events)
 	}
-	statuses, err := applier.Status(ctx, applied, apply.StatusOptions{Namespace: ns})
+	statuses, err := applier.Status(ctx, apply.Input{Objects: applied}, apply.StatusOptions{Namespace: ns})
 	if err != nil || statuses[0].State != apply.StateApplied || len(statuses[0].Changed)+len(statuses[0].Foreign) != 0 {
 		t.Errorf("status of an applied object: %v %+v; want in step", err, statuses)
 	}
@@ -163,9 +163,9 @@ func TestOwnershipOperationsPlanBeforeWriting(t *testing.T) {
 	if _, err := client.Create(ctx, configMap("here", map[string]any{"a": "1"}), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	objects := load.FromUnstructured([]*unstructured.Unstructured{configMap("here", map[string]any{"a": "1"}), configMap("gone", nil)})
-	_, adoptErr := applier.Adopt(ctx, objects, apply.AdoptOptions{Namespace: ns})
-	_, setErr := applier.SetLastApplied(ctx, objects, apply.SetLastAppliedOptions{Namespace: ns, CreateMissing: true})
+	objects := []*unstructured.Unstructured{configMap("here", map[string]any{"a": "1"}), configMap("gone", nil)}
+	_, adoptErr := applier.Adopt(ctx, apply.Input{Objects: objects}, apply.AdoptOptions{Namespace: ns})
+	_, setErr := applier.SetLastApplied(ctx, apply.Input{Objects: objects}, apply.SetLastAppliedOptions{Namespace: ns, CreateMissing: true})
 	for _, err := range []error{adoptErr, setErr} {
 		if err == nil || !strings.Contains(err.Error(), "configmap/gone") || !strings.Contains(err.Error(), "not found") {
 			t.Errorf("error %v; want configmap/gone not found", err)
@@ -178,7 +178,7 @@ func TestOwnershipOperationsPlanBeforeWriting(t *testing.T) {
 	if _, ok := live.GetAnnotations()[lastapplied.Annotation]; ok {
 		t.Errorf("a failed plan wrote a record on configmap/here")
 	}
-	statuses, err := applier.Status(ctx, objects, apply.StatusOptions{Namespace: ns})
+	statuses, err := applier.Status(ctx, apply.Input{Objects: objects}, apply.StatusOptions{Namespace: ns})
 	if err != nil || statuses[0].State != apply.StateNoRecord || statuses[1].State != apply.StateMissing {
 		t.Errorf("Status: %v %+v; want no-record, missing", err, statuses)
 	}
@@ -186,7 +186,7 @@ func TestOwnershipOperationsPlanBeforeWriting(t *testing.T) {
 	// A client dry run plans and writes nothing; a field the record lacks
 	// cannot be released.
 	objects = objects[:1]
-	dry, err := applier.Adopt(ctx, objects, apply.AdoptOptions{Namespace: ns, RecordWrite: apply.RecordWrite{DryRun: apply.ClientDryRun}})
+	dry, err := applier.Adopt(ctx, apply.Input{Objects: objects}, apply.AdoptOptions{Namespace: ns, RecordWrite: apply.RecordWrite{DryRun: apply.ClientDryRun}})
 	if err != nil || dry[0].Err != nil {
 		t.Fatalf("dry run: %v %+v", err, dry)
 	}
@@ -197,7 +197,7 @@ func TestOwnershipOperationsPlanBeforeWriting(t *testing.T) {
 	if _, err := client.Patch(ctx, "here", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	released, err := applier.Release(ctx, objects, apply.ReleaseOptions{Namespace: ns, Fields: []fieldpath.Path{mustParse(t, "data.a")}})
+	released, err := applier.Release(ctx, apply.Input{Objects: objects}, apply.ReleaseOptions{Namespace: ns, Fields: []fieldpath.Path{mustParse(t, "data.a")}})
 	if err == nil || !strings.Contains(err.Error(), "configmap/here") {
 		t.Errorf("releasing a field the record lacks: %v %+v; want an error naming configmap/here", err, released)
 	}

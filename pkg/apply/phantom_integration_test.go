@@ -71,20 +71,20 @@ func TestNoPhantomChanges(t *testing.T) {
 	path := writeManifest(t, w, fmt.Sprintf(phantomObjects, w.ns, "phantom-"+w.ns))
 	for _, ev := range mustKapply(t, w, path) {
 		if ev.Outcome != apply.Created {
-			t.Fatalf("first apply: %s %s", ev.Object.Ref(), ev.Outcome)
+			t.Fatalf("first apply: %s %s", apply.ObjectRef(ev.Object), ev.Outcome)
 		}
 	}
 	for _, ev := range mustKapply(t, w, path) {
 		if ev.Plan == nil || ev.Plan.Empty() {
-			t.Errorf("%s: the plan is empty; this case no longer needs the server's word", ev.Object.Ref())
+			t.Errorf("%s: the plan is empty; this case no longer needs the server's word", apply.ObjectRef(ev.Object))
 		}
 		if ev.Outcome != apply.Unchanged {
-			t.Errorf("re-apply: %s %s, want unchanged", ev.Object.Ref(), ev.Outcome)
+			t.Errorf("re-apply: %s %s, want unchanged", apply.ObjectRef(ev.Object), ev.Outcome)
 		}
 	}
 	for _, ev := range serverDryRun(t, w, path) {
 		if ev.Outcome != apply.Unchanged {
-			t.Errorf("server dry run: %s %s, want unchanged", ev.Object.Ref(), ev.Outcome)
+			t.Errorf("server dry run: %s %s, want unchanged", apply.ObjectRef(ev.Object), ev.Outcome)
 		}
 	}
 	if !haveKubectl() {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kapply/kapply/pkg/load"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -23,7 +22,7 @@ var ErrNoName = errors.New("metadata.name is missing")
 
 // prepare checks the object's name, maps it to its API resource and settles
 // its namespace.
-func (r *runner) prepare(ctx context.Context, o *load.Object) error {
+func (r *runner) prepare(ctx context.Context, o *object) error {
 	if o.Obj.GetName() == "" {
 		return ErrNoName
 	}
@@ -38,7 +37,7 @@ func (r *runner) prepare(ctx context.Context, o *load.Object) error {
 // mapObject finds the object's API resource. A kind the server does not
 // serve yet may belong to a CRD this run just established, whose discovery
 // lags a moment behind: the mapper is reset and asked again until Timeout.
-func (r *runner) mapObject(ctx context.Context, o *load.Object) (*meta.RESTMapping, error) {
+func (r *runner) mapObject(ctx context.Context, o *object) (*meta.RESTMapping, error) {
 	gvk := o.Obj.GroupVersionKind()
 	if mapping, ok := r.mappings.Load(gvk); ok {
 		return mapping.(*meta.RESTMapping), nil
@@ -86,7 +85,7 @@ func (r *runner) timeout() time.Duration { return r.opts.Timeout }
 // adds one to kinds it does not know): the server ignores it, so kept in the
 // record it would make every apply "configured", and prune would not
 // recognize the live object as the file's.
-func (r *runner) settleNamespace(o *load.Object) error {
+func (r *runner) settleNamespace(o *object) error {
 	if !namespaced(o) {
 		o.Obj.SetNamespace("")
 		return nil
@@ -102,6 +101,6 @@ func (r *runner) settleNamespace(o *load.Object) error {
 	return nil
 }
 
-func namespaced(o *load.Object) bool {
+func namespaced(o *object) bool {
 	return o.Mapping.Scope.Name() == meta.RESTScopeNameNamespace
 }

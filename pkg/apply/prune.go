@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // objectKey identifies an object across versions: group, kind, namespace, name.
@@ -39,7 +39,7 @@ type declared struct {
 
 // declaredBy collects the UIDs of the objects the run applied (the object
 // the server returned, and the live one it replaced) and the files' keys.
-func declaredBy(objects []*load.Object, applied []Event) declared {
+func declaredBy(objects []*object, applied []Event) declared {
 	d := declared{uids: sets.New[types.UID](), keys: sets.New[objectKey]()}
 	for _, o := range objects {
 		d.keys.Insert(keyOfObject(o.Obj))
@@ -71,7 +71,7 @@ type candidate struct {
 // prunable says why pruning may not run at all: files that could not be
 // loaded (their objects would look dropped), objects that failed to apply,
 // or no files at all.
-func (r *runner) prunable(objects []*load.Object, applied []Event, loadErrs []error) error {
+func (r *runner) prunable(objects []*object, applied []Event, loadErrs []error) error {
 	unmapped := 0
 	for _, o := range objects {
 		if o.Mapping == nil {
@@ -158,10 +158,10 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, keep d
 		if keep.has(c.live) {
 			continue
 		}
-		o := &load.Object{Source: "(pruned)", Obj: c.live, Mapping: c.mapping}
+		o := &object{Source: plan.Source{File: "(pruned)"}, Obj: c.live, Mapping: c.mapping}
 		if neverPrunedImplicitly.Has(c.mapping.GroupVersionKind.GroupKind()) && !allowProtected {
-			events = append(events, Event{Object: o, Outcome: Skipped, Warnings: []string{
-				fmt.Sprintf("%s: not pruned: Namespaces and PersistentVolumes are never pruned implicitly; delete it with `kapply delete`", o.Ref())}})
+			events = append(events, o.event(Event{Outcome: Skipped, Warnings: []string{
+				fmt.Sprintf("%s: not pruned: Namespaces and PersistentVolumes are never pruned implicitly; delete it with `kapply delete`", o.Ref())}}))
 			continue
 		}
 		events = append(events, r.deleteOne(ctx, o, Pruned))
@@ -174,7 +174,7 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []candidate, keep d
 // applied to, that carry a last-applied record — kubectl's, or the compact
 // one kapply writes in its place past the annotation limit — and that the
 // files no longer declare.
-func (r *runner) pruneBySelector(ctx context.Context, objects []*load.Object, keep declared) []Event {
+func (r *runner) pruneBySelector(ctx context.Context, objects []*object, keep declared) []Event {
 	mappings, allowed, err := r.pruneAllowlist()
 	if err != nil {
 		return []Event{pruneFailed(err)}

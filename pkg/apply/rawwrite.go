@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapply/kapply/internal/jsonmap"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // The writes of an apply — a POST or a PATCH per object — go, when the
@@ -39,7 +38,7 @@ func init() {
 }
 
 // sendPatch is client.Patch of o (client is r.resource(o)).
-func (r *runner) sendPatch(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, pt types.PatchType, data []byte, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
+func (r *runner) sendPatch(ctx context.Context, client dynamic.ResourceInterface, o *object, pt types.PatchType, data []byte, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
 	if r.lists == nil {
 		return client.Patch(ctx, o.Obj.GetName(), pt, data, opts)
 	}
@@ -54,7 +53,7 @@ func (r *runner) sendPatch(ctx context.Context, client dynamic.ResourceInterface
 }
 
 // sendCreate is client.Create of body, the object o with its record.
-func (r *runner) sendCreate(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, body *unstructured.Unstructured, opts metav1.CreateOptions) (*unstructured.Unstructured, error) {
+func (r *runner) sendCreate(ctx context.Context, client dynamic.ResourceInterface, o *object, body *unstructured.Unstructured, opts metav1.CreateOptions) (*unstructured.Unstructured, error) {
 	data, ok := jsonmap.Append(nil, body.Object)
 	if r.lists == nil || !ok {
 		return client.Create(ctx, body, opts)
@@ -95,7 +94,7 @@ func decodeWritten(res rest.Result) (*unstructured.Unstructured, error) {
 // validPath refuses, as the dynamic client does and in its words, a
 // namespace (and a name, withName) that cannot be a path segment: the
 // request path is cleaned, so "../x" would name another resource.
-func validPath(o *load.Object, withName bool) error {
+func validPath(o *object, withName bool) error {
 	if namespaced(o) {
 		if err := validNamespace(o.Obj.GetNamespace()); err != nil {
 			return err
@@ -130,7 +129,7 @@ func isObject(obj map[string]any) bool {
 
 // collectionPath is the path of o's resource, in its namespace when it has
 // one: where the dynamic client of r.resource(o) sends a create.
-func collectionPath(o *load.Object) []string {
+func collectionPath(o *object) []string {
 	namespace := ""
 	if namespaced(o) {
 		namespace = o.Obj.GetNamespace()
@@ -139,6 +138,6 @@ func collectionPath(o *load.Object) []string {
 }
 
 // objectPath is the path of o itself.
-func objectPath(o *load.Object) []string {
+func objectPath(o *object) []string {
 	return append(collectionPath(o), o.Obj.GetName())
 }

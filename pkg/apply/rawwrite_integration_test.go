@@ -80,7 +80,7 @@ func runRecorded(t *testing.T, w *world, path string, opts apply.Options, withou
 	flags.KubeConfig = &cluster.Kubeconfig
 	flags.CacheDir = &w.cacheDir
 	flags.WrapConfigFn = rec.wrap
-	objects, errs := load.Load(flags, load.Files{Filenames: []string{path}}, "")
+	in := loadInput(flags, load.Files{Filenames: []string{path}}, "")
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func runRecorded(t *testing.T, w *world, path string, opts apply.Options, withou
 	if withoutLists {
 		clients.Lists = nil
 	}
-	events, err := apply.NewApplier(clients).Apply(context.Background(), apply.Input{Objects: objects, Errors: errs}, opts)
+	events, err := apply.NewApplier(clients).Apply(context.Background(), in, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func comparable(ev apply.Event) string {
 	if ev.Err != nil {
 		errText = ev.Err.Error()
 	}
-	return fmt.Sprintf("%s %s: %s, err %s, warnings %q\n%s", ev.Object.Obj.GetKind(), ev.Object.Obj.GetName(), ev.Outcome, errText, ev.Warnings, result)
+	return fmt.Sprintf("%s %s: %s, err %s, warnings %q\n%s", ev.Object.GetKind(), ev.Object.GetName(), ev.Outcome, errText, ev.Warnings, result)
 }
 
 // TestWritesThroughTheListsClientAreTheDynamicClients: creates and patches
@@ -247,7 +247,7 @@ func TestNoPathEscapesItsNamespace(t *testing.T) {
 		}
 		for _, ev := range events {
 			if ev.Outcome != apply.Failed || ev.Err == nil || !strings.Contains(ev.Err.Error(), `invalid namespace "..": [may not be '..']`) {
-				t.Errorf("without Lists %v: %s: %s, %v", withoutLists, ev.Object.Ref(), ev.Outcome, ev.Err)
+				t.Errorf("without Lists %v: %s: %s, %v", withoutLists, apply.ObjectRef(ev.Object), ev.Outcome, ev.Err)
 			}
 		}
 	}

@@ -12,14 +12,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // RecordResult is one object's write of its last-applied record alone (a
 // JSON merge patch of the annotation), by Adopt, Release, SetLastApplied
 // or EditLastApplied.
 type RecordResult struct {
-	Object *load.Object
+	// Object is the object given, and Source where it came from.
+	Object *unstructured.Unstructured
+	Source plan.Source
 	// Live is the object as read to plan the write (nil when not read): an
 	// admission webhook sees, and may quote, its values, which the file's
 	// may not be; mask with both.
@@ -47,9 +49,9 @@ type RecordWrite struct {
 	FieldManager string
 }
 
-// sendRecord sends the planned patch of res, unless it is unchanged or the
-// run is a client dry run; a refusal becomes res.Err.
-func (r *runner) sendRecord(ctx context.Context, res *RecordResult) {
+// sendRecord sends the planned patch of res, o's, unless it is unchanged or
+// the run is a client dry run; a refusal becomes res.Err.
+func (r *runner) sendRecord(ctx context.Context, o *object, res *RecordResult) {
 	if res.patch == nil {
 		res.Unchanged = true
 		return
@@ -57,7 +59,6 @@ func (r *runner) sendRecord(ctx context.Context, res *RecordResult) {
 	if r.opts.DryRun == ClientDryRun {
 		return
 	}
-	o := res.Object
 	opts := metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun()}
 	client := r.resource(o)
 	err := r.retryTransient(ctx, func() error {
@@ -65,14 +66,14 @@ func (r *runner) sendRecord(ctx context.Context, res *RecordResult) {
 		return err
 	})
 	if err != nil {
-		res.Err = load.ErrorOf(o, fmt.Errorf("patching the last-applied record: %w", err))
+		res.Err = errorOf(o, fmt.Errorf("patching the last-applied record: %w", err))
 	}
 }
 
 // planSet computes the patch that records the object given as its
 // last-applied configuration and changes nothing else, as kubectl apply
 // set-last-applied; createMissing allows objects that have no record.
-func (r *runner) planSet(ctx context.Context, o *load.Object, createMissing bool) (RecordResult, error) {
+func (r *runner) planSet(ctx context.Context, o *object, createMissing bool) (RecordResult, error) {
 	live, err := r.getLive(ctx, o)
 	if err != nil {
 		return RecordResult{}, err
@@ -82,14 +83,14 @@ func (r *runner) planSet(ctx context.Context, o *load.Object, createMissing bool
 		return RecordResult{}, err
 	}
 	patch, err := lastapplied.Set(live, record, createMissing)
-	return RecordResult{Object: o, Live: live, patch: patch}, err
+	return RecordResult{Object: o.Obj, Source: o.Source, Live: live, patch: patch}, err
 }
 
 // planEdit computes the patch that records edited, the YAML saved in place
 // of before (lastapplied.View of live), as kubectl apply edit-last-applied.
-func planEdit(o *load.Object, live *unstructured.Unstructured, before, edited []byte) (RecordResult, error) {
+func planEdit(o *object, live *unstructured.Unstructured, before, edited []byte) (RecordResult, error) {
 	if bytes.Equal(before, edited) {
-		return RecordResult{Object: o}, nil
+		return RecordResult{Object: o.Obj, Source: o.Source}, nil
 	}
 	obj, err := lastapplied.FromYAML(edited)
 	if err != nil {
@@ -103,14 +104,14 @@ func planEdit(o *load.Object, live *unstructured.Unstructured, before, edited []
 		return RecordResult{}, err
 	}
 	patch, err := lastapplied.Set(live, record, true)
-	return RecordResult{Object: o, Live: live, patch: patch}, err
+	return RecordResult{Object: o.Obj, Source: o.Source, Live: live, patch: patch}, err
 }
 
 // ErrNotFound reports an object of a file that does not exist on the server.
 var ErrNotFound = errors.New("not found on the server")
 
 // getLive reads the live object of a mapped object.
-func (r *runner) getLive(ctx context.Context, o *load.Object) (*unstructured.Unstructured, error) {
+func (r *runner) getLive(ctx context.Context, o *object) (*unstructured.Unstructured, error) {
 	live, err := r.get(ctx, r.resource(o), o)
 	if apierrors.IsNotFound(err) {
 		return nil, ErrNotFound

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
 )
 
@@ -23,8 +22,8 @@ type Release struct {
 // is planned before any is sent: an object that cannot be planned is the
 // error, and nothing is written. A write the server refuses is its
 // result's Err; the others are still written.
-func (a *Applier) Release(ctx context.Context, objects []*load.Object, opts ReleaseOptions) ([]Release, error) {
-	plan := func(r *runner, ctx context.Context, o *load.Object) (Release, error) {
+func (a *Applier) Release(ctx context.Context, in Input, opts ReleaseOptions) ([]Release, error) {
+	plan := func(r *runner, ctx context.Context, o *object) (Release, error) {
 		live, err := r.getLive(ctx, o)
 		if err != nil {
 			return Release{}, err
@@ -35,6 +34,6 @@ func (a *Applier) Release(ctx context.Context, objects []*load.Object, opts Rele
 		}
 		return Release{RecordResult: RecordResult{Live: live, patch: patch}, StillSet: ownership.StillSet(o.Obj, opts.Fields)}, nil
 	}
-	return planThenWrite(ctx, a, objects, opts.Namespace, opts.RecordWrite, plan,
+	return planThenWrite(ctx, a, in, opts.Namespace, opts.RecordWrite, plan,
 		func(r *Release) *RecordResult { return &r.RecordResult })
 }

@@ -9,6 +9,7 @@ import (
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
 )
 
@@ -82,7 +83,7 @@ func TestReplaceMapDiffExplain(t *testing.T) {
 	path := writeManifest(t, w, pdbManifest(`{maxUnavailable: "25%", selector: {matchLabels: {app: web, tier: fe}}}`))
 	ev := serverDryRun(t, w, path)[0]
 	wantField(t, ev.Result, map[string]any{"app": "web", "tier": "fe"}, "spec", "selector", "matchLabels")
-	c, err := diff.Compare(diff.Object{Ref: ev.Object.Ref(), Live: ev.Live.Object, After: ev.Result.Object, Changes: ev.Plan.Changes}, diff.Options{Explain: true})
+	c, err := diff.Compare(diff.Object{Ref: apply.ObjectRef(ev.Object), Live: ev.Live.Object, After: ev.Result.Object, Changes: ev.Plan.Changes}, diff.Options{Explain: true})
 	if err != nil {
 		t.Fatalf("comparing: %v", err)
 	}

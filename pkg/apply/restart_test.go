@@ -71,7 +71,7 @@ func TestApplyRetriesAServerThatIsRestarting(t *testing.T) {
 	}
 	for _, ev := range events {
 		if ev.Outcome != apply.Created {
-			t.Errorf("%s: %s %v", ev.Object.Ref(), ev.Outcome, ev.Err)
+			t.Errorf("%s: %s %v", apply.ObjectRef(ev.Object), ev.Outcome, ev.Err)
 		}
 	}
 	if got := flaky.refused.Load(); got != flaky.failing {

@@ -8,11 +8,12 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // runner holds what one run talks to the cluster with.
@@ -36,11 +37,17 @@ type runner struct {
 	retries *retries
 }
 
-// Input is what a run applies: the objects loaded, and an error per file
-// or document that could not be loaded. A run with such errors applies the
-// objects it has but never prunes: what a lost file declared would go.
+// Input is what a run applies: the objects, where each came from, and an
+// error per file or document that could not be loaded. A run with such
+// errors applies the objects it has but never prunes: what a lost file
+// declared would go. The objects are the run's: it settles their
+// namespaces in place.
 type Input struct {
-	Objects []*load.Object
+	Objects []*unstructured.Unstructured
+	// Sources, when set, holds the Source of each object, in the order of
+	// Objects: errors name the file an object came from. Objects built in
+	// a program need none.
+	Sources []plan.Source
 	Errors  []error
 }
 
@@ -50,6 +57,10 @@ type Input struct {
 // run (an unreachable server, a malformed ApplySet); per-object failures
 // are events.
 func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, error) {
+	objects, err := in.objects()
+	if err != nil {
+		return nil, err
+	}
 	r, err := a.runner(ctx, opts.withDefaults())
 	if err != nil {
 		return nil, err
@@ -60,7 +71,6 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	if err := r.reachServer(ctx); err != nil {
 		return nil, afterLoadErrors(in.Errors, err)
 	}
-	objects := in.Objects
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
 		return nil, err
@@ -94,7 +104,7 @@ func (r *runner) recordSuperset(ctx context.Context, set *applySet) error {
 
 // startApplySet reads the run's ApplySet and labels the objects as its
 // members.
-func (r *runner) startApplySet(ctx context.Context, objects []*load.Object) (*applySet, error) {
+func (r *runner) startApplySet(ctx context.Context, objects []*object) (*applySet, error) {
 	if r.opts.ApplySet == "" {
 		return nil, nil
 	}
@@ -113,7 +123,7 @@ func (r *runner) startApplySet(ctx context.Context, objects []*load.Object) (*ap
 
 // prune deletes what the run did not apply, unless the run could not read
 // every file or apply every object.
-func (r *runner) prune(ctx context.Context, set *applySet, objects []*load.Object, applied []Event, loadErrs []error) []Event {
+func (r *runner) prune(ctx context.Context, set *applySet, objects []*object, applied []Event, loadErrs []error) []Event {
 	if err := r.prunable(objects, applied, loadErrs); err != nil {
 		return []Event{pruneFailed(err)}
 	}
@@ -143,7 +153,7 @@ func (a *Applier) runner(ctx context.Context, opts Options) (*runner, error) {
 // applyAll applies the objects phase by phase (see phases) and returns their
 // events in input order. afterNamespaces runs once the Namespaces are
 // applied; if it fails, nothing else is.
-func (r *runner) applyAll(ctx context.Context, objects []*load.Object, afterNamespaces func() error) []Event {
+func (r *runner) applyAll(ctx context.Context, objects []*object, afterNamespaces func() error) []Event {
 	events := make([]Event, len(objects))
 	unreadableCRDs := r.indexCRDs(objects)
 	all := phases(objects)
@@ -195,7 +205,7 @@ type earlyPhase struct {
 // objects are created), so the server lists them while the Namespaces are
 // planned. Nothing is reported or written before the phase runs. With CRDs,
 // custom resources wait for their kinds, and the phase starts in its turn.
-func (r *runner) startEarly(ctx context.Context, objects []*load.Object, all []phase) *earlyPhase {
+func (r *runner) startEarly(ctx context.Context, objects []*object, all []phase) *earlyPhase {
 	if len(all[1].indexes) > 0 || len(all[2].indexes) == 0 {
 		return nil
 	}
@@ -236,18 +246,18 @@ type indexedEvent struct {
 // LIST per resource and namespace where that saves requests) and applies
 // them concurrently, at most Parallel at a time. Each event, as soon as it
 // is known, goes to report, unless that is nil.
-func (r *runner) applyPhase(ctx context.Context, objects []*load.Object, indexes []int, events []Event, report func(int, Event)) {
+func (r *runner) applyPhase(ctx context.Context, objects []*object, indexes []int, events []Event, report func(int, Event)) {
 	r.runPhase(ctx, objects, r.startPhase(ctx, objects, indexes), events, report)
 }
 
 // startPhase prepares the objects and starts reading their live versions.
-func (r *runner) startPhase(ctx context.Context, objects []*load.Object, indexes []int) *phaseStart {
+func (r *runner) startPhase(ctx context.Context, objects []*object, indexes []int) *phaseStart {
 	p := &phaseStart{schemas: &sync.WaitGroup{}}
 	fail := func(i int, ev Event) { p.failed = append(p.failed, indexedEvent{i, ev}) }
 	var ready []int
 	for _, i := range indexes {
 		if err := r.prepare(ctx, objects[i]); err != nil {
-			fail(i, Event{Object: objects[i], Outcome: Failed, Err: load.ErrorOf(objects[i], err)})
+			fail(i, objects[i].event(Event{Outcome: Failed, Err: errorOf(objects[i], err)}))
 			continue
 		}
 		ready = append(ready, i)
@@ -259,7 +269,7 @@ func (r *runner) startPhase(ctx context.Context, objects []*load.Object, indexes
 
 // runPhase reports the objects that failed to start and applies the others
 // as their live versions come.
-func (r *runner) runPhase(ctx context.Context, objects []*load.Object, p *phaseStart, events []Event, report func(int, Event)) {
+func (r *runner) runPhase(ctx context.Context, objects []*object, p *phaseStart, events []Event, report func(int, Event)) {
 	done := func(i int, ev Event) {
 		events[i] = ev
 		r.progress(len(objects))
@@ -332,21 +342,21 @@ func (r *runner) progress(total int) {
 
 // applyOne applies one prepared object; the server's warnings about its
 // requests become the event's.
-func (r *runner) applyOne(ctx context.Context, o *load.Object, lives *liveIndex) Event {
+func (r *runner) applyOne(ctx context.Context, o *object, lives *liveIndex) Event {
 	ctx, sink := withWarningSink(ctx)
 	ev := r.createOrUpdate(ctx, o, lives)
 	ev.Warnings = append(ev.Warnings, sink.warnings(o)...)
 	if ev.Err != nil {
-		ev.Err = load.ErrorOf(o, ev.Err)
+		ev.Err = errorOf(o, ev.Err)
 	}
 	return ev
 }
 
 // failRest marks every object of the given phases as failed with err.
-func failRest(objects []*load.Object, rest []phase, events []Event, err error) {
+func failRest(objects []*object, rest []phase, events []Event, err error) {
 	for _, phase := range rest {
 		for _, i := range phase.indexes {
-			events[i] = Event{Object: objects[i], Outcome: Failed, Err: load.ErrorOf(objects[i], fmt.Errorf("not applied: %w", err))}
+			events[i] = objects[i].event(Event{Outcome: Failed, Err: errorOf(objects[i], fmt.Errorf("not applied: %w", err))})
 		}
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
-
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // builtinScheme knows every kind the API server serves from Go types and so
@@ -33,7 +31,7 @@ type crdIndex map[k8sschema.GroupKind]*apiextensionsv1.CustomResourceDefinition
 // custom resources merge by the CRD's schema even before the server serves
 // it. It returns, by object index, the CRDs it could not read (their custom
 // resources then use the server's schema).
-func (r *runner) indexCRDs(objects []*load.Object) map[int]error {
+func (r *runner) indexCRDs(objects []*object) map[int]error {
 	r.crds = crdIndex{}
 	errs := map[int]error{}
 	for i, o := range objects {

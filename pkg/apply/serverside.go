@@ -16,7 +16,6 @@ import (
 
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
 )
 
@@ -31,17 +30,17 @@ var lastAppliedFieldPath = ownership.SMDSet(fieldpath.Fields("metadata", "annota
 // managedFields upgraded (client-go's csaupgrade, as kubectl does), so
 // fields the file drops from now on are deleted rather than left to the old
 // client-side manager.
-func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, live *unstructured.Unstructured) Event {
+func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured) Event {
 	body, warnings, err := r.serverSideBody(o, live)
 	if err != nil {
-		return Event{Object: o, Outcome: Failed, Err: err}
+		return o.event(Event{Outcome: Failed, Err: err})
 	}
 	if live != nil {
 		if err := r.upgradeConflicts(ctx, client, live, body); err != nil {
-			return Event{Object: o, Outcome: Failed, Err: explainConflicts(o, live, err), Warnings: warnings}
+			return o.event(Event{Outcome: Failed, Err: explainConflicts(o, live, err), Warnings: warnings})
 		}
 		if live, err = r.upgradeClientSideOwnership(ctx, client, live); err != nil {
-			return Event{Object: o, Outcome: Failed, Err: err, Warnings: warnings}
+			return o.event(Event{Outcome: Failed, Err: err, Warnings: warnings})
 		}
 	}
 	var applied *unstructured.Unstructured
@@ -60,9 +59,9 @@ func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInt
 		applied, err = r.sendApply(ctx, client, body, r.opts.FieldManager)
 	}
 	if err != nil {
-		return Event{Object: o, Outcome: Failed, Err: explainConflicts(o, live, err), Warnings: warnings}
+		return o.event(Event{Outcome: Failed, Err: explainConflicts(o, live, err), Warnings: warnings})
 	}
-	return Event{Object: o, Outcome: writeOutcome(live, applied, r.opts.DryRun == ServerDryRun, false), Result: applied, Live: live, Warnings: warnings}
+	return o.event(Event{Outcome: writeOutcome(live, applied, r.opts.DryRun == ServerDryRun, false), Result: applied, Live: live, Warnings: warnings})
 }
 
 // sendApply sends body as an apply patch of manager, in the run's dry-run
@@ -98,7 +97,7 @@ func withoutRecord(body *unstructured.Unstructured) *unstructured.Unstructured {
 // serverSideBody is the apply patch's object: the file with its
 // last-applied record, or without one when no record fits the annotation
 // limit — server-side apply needs none, and kubectl --server-side writes none.
-func (r *runner) serverSideBody(o *load.Object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
+func (r *runner) serverSideBody(o *object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
 	body, warnings, err := r.withLastApplied(o, live)
 	if !errors.Is(err, lastapplied.ErrTooLarge) {
 		return body, warnings, err
@@ -182,7 +181,7 @@ func clientSideManagers(live *unstructured.Unstructured) sets.Set[string] {
 // explainConflicts turns the server's 409 on an apply patch into an error
 // that names each field and its manager, and the way out; a 409 without
 // fields is a stale metadata.resourceVersion in the file.
-func explainConflicts(o *load.Object, live *unstructured.Unstructured, err error) error {
+func explainConflicts(o *object, live *unstructured.Unstructured, err error) error {
 	var status apierrors.APIStatus
 	switch {
 	case !apierrors.IsConflict(err) || !errors.As(err, &status):

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/util/csaupgrade"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/secretmask"
 )
 
@@ -98,7 +97,7 @@ func (r *runner) applyRecord(ctx context.Context, client dynamic.ResourceInterfa
 // every object such a patch applies, from the patch, values in clear. Its
 // patch carries no record then, and so drops the one client-side apply
 // wrote (kubectl's manager owns it once upgraded).
-func (r *runner) redactsSecretRecord(o *load.Object) bool {
+func (r *runner) redactsSecretRecord(o *object) bool {
 	return r.opts.FieldManager == ServerSideFieldManager && r.opts.SecretRecord == lastapplied.RedactSecrets &&
 		secretmask.IsSecret(o.Obj.Object)
 }
@@ -106,7 +105,7 @@ func (r *runner) redactsSecretRecord(o *load.Object) bool {
 // secretRecordWarning says when a Secret kept a record all the same (owned
 // by another manager, kubectl-last-applied for one): the server wrote it in
 // clear.
-func secretRecordWarning(o *load.Object, applied *unstructured.Unstructured) []string {
+func secretRecordWarning(o *object, applied *unstructured.Unstructured) []string {
 	if applied == nil {
 		return nil
 	}

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
+	"github.com/kapply/kapply/pkg/wait"
 )
 
 // State says where an object stands with apply.
@@ -50,9 +50,9 @@ type Health struct {
 	Message string `json:"message,omitempty"`
 }
 
-// HealthOf computes obj's health (see ComputeStatus).
+// HealthOf computes obj's health (see wait.ComputeStatus).
 func HealthOf(obj *unstructured.Unstructured) *Health {
-	s, reason, message := ComputeStatus(obj)
+	s, reason, message := wait.ComputeStatus(obj)
 	return &Health{Status: string(s), Reason: reason, Message: message}
 }
 
@@ -63,7 +63,11 @@ func HealthOf(obj *unstructured.Unstructured) *Health {
 // foreign. kubectl's server-side manager, "kubectl", is not among them by
 // default: kubectl scale and edit write under the same name. The first
 // object that cannot be read is the error.
-func (a *Applier) Status(ctx context.Context, objects []*load.Object, opts StatusOptions) ([]ObjectStatus, error) {
+func (a *Applier) Status(ctx context.Context, in Input, opts StatusOptions) ([]ObjectStatus, error) {
+	objects, err := in.readAll()
+	if err != nil {
+		return nil, err
+	}
 	r, err := a.ownershipRunner(ctx, opts.Namespace, RecordWrite{FieldManager: opts.FieldManager})
 	if err != nil {
 		return nil, err
@@ -74,7 +78,7 @@ func (a *Applier) Status(ctx context.Context, objects []*load.Object, opts Statu
 		objCtx, sink := withWarningSink(ctx)
 		s, err := r.status(objCtx, o, appliers)
 		if err != nil {
-			return nil, load.ErrorOf(o, err)
+			return nil, errorOf(o, err)
 		}
 		s.Warnings = sink.texts()
 		out = append(out, s)
@@ -82,11 +86,11 @@ func (a *Applier) Status(ctx context.Context, objects []*load.Object, opts Statu
 	return out, nil
 }
 
-func (r *runner) status(ctx context.Context, o *load.Object, appliers []string) (ObjectStatus, error) {
+func (r *runner) status(ctx context.Context, o *object, appliers []string) (ObjectStatus, error) {
 	if err := r.prepare(ctx, o); err != nil {
 		return ObjectStatus{}, err
 	}
-	s := ObjectStatus{Object: o.Name(), Source: o.Source}
+	s := ObjectStatus{Object: o.Name(), Source: o.Source.File}
 	live, err := r.getLive(ctx, o)
 	if errors.Is(err, ErrNotFound) {
 		s.State = StateMissing

@@ -8,8 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // applySubresource sends the file as an apply patch to one subresource of
@@ -17,10 +15,10 @@ import (
 // --server-side --subresource does: the file as it is, no last-applied
 // record and no ownership upgrade, which concern the object itself. The
 // object must exist; the server answers NotFound otherwise.
-func (r *runner) applySubresource(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, live *unstructured.Unstructured) Event {
+func (r *runner) applySubresource(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured) Event {
 	data, err := o.Obj.MarshalJSON()
 	if err != nil {
-		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("encoding the apply patch: %w", err)}
+		return o.event(Event{Outcome: Failed, Err: fmt.Errorf("encoding the apply patch: %w", err)})
 	}
 	force := r.opts.ForceConflicts
 	opts := metav1.PatchOptions{FieldManager: r.opts.FieldManager, Force: &force, DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation}
@@ -30,7 +28,7 @@ func (r *runner) applySubresource(ctx context.Context, client dynamic.ResourceIn
 		return err
 	})
 	if err != nil {
-		return Event{Object: o, Outcome: Failed, Err: explainConflicts(o, live, err)}
+		return o.event(Event{Outcome: Failed, Err: explainConflicts(o, live, err)})
 	}
-	return Event{Object: o, Outcome: writeOutcome(live, applied, r.opts.DryRun == ServerDryRun, true), Result: applied, Live: live}
+	return o.event(Event{Outcome: writeOutcome(live, applied, r.opts.DryRun == ServerDryRun, true), Result: applied, Live: live})
 }

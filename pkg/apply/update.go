@@ -13,7 +13,6 @@ import (
 
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/merge"
 )
 
@@ -27,7 +26,7 @@ const maxConflictRetries = 5
 // sets metadata.resourceVersion: the patch carries it, as kubectl's does, so
 // a stale file gets the server's conflict instead of overwriting newer state,
 // and planning again cannot help.
-func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, live *unstructured.Unstructured) Event {
+func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured) Event {
 	for attempt := 0; ; attempt++ {
 		ev, err := r.patch(ctx, client, o, live)
 		retry := apierrors.IsConflict(err) && attempt < maxConflictRetries
@@ -49,21 +48,21 @@ func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o
 			return ev
 		}
 		if live, err = r.get(ctx, client, o); err != nil {
-			return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("reading live object again after a conflict: %w", err)}
+			return o.event(Event{Outcome: Failed, Err: fmt.Errorf("reading live object again after a conflict: %w", err)})
 		}
 	}
 }
 
 // staleFileError says why the server refused the patch of a file that sets
 // metadata.resourceVersion.
-func staleFileError(o *load.Object, live *unstructured.Unstructured, err error) error {
+func staleFileError(o *object, live *unstructured.Unstructured, err error) error {
 	return fmt.Errorf("%w (the file sets metadata.resourceVersion %q; the object was at %q when read: remove the field, or write the file again from the live object)",
 		err, o.Obj.GetResourceVersion(), live.GetResourceVersion())
 }
 
 // patch plans and sends one patch.
-func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o *load.Object, live *unstructured.Unstructured) (Event, error) {
-	ev := Event{Object: o, Live: live}
+func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured) (Event, error) {
+	ev := o.event(Event{Live: live})
 	plan, warnings, err := r.plan(o, live)
 	ev.Warnings, ev.Plan = warnings, plan
 	if err != nil {
@@ -98,7 +97,7 @@ func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o 
 
 // patchedOutcome tells whether a sent patch changed the object (see
 // writeOutcome); status counts only when the file sets it.
-func (r *runner) patchedOutcome(o *load.Object, live, patched *unstructured.Unstructured) Outcome {
+func (r *runner) patchedOutcome(o *object, live, patched *unstructured.Unstructured) Outcome {
 	_, setsStatus := o.Obj.Object["status"]
 	return writeOutcome(live, patched, r.opts.DryRun == ServerDryRun, setsStatus)
 }
@@ -127,7 +126,7 @@ func writeOutcome(live, written *unstructured.Unstructured, dryRun, withStatus b
 }
 
 // plan runs the engine on (last-applied, file with its new record, live).
-func (r *runner) plan(o *load.Object, live *unstructured.Unstructured) (*merge.Plan, []string, error) {
+func (r *runner) plan(o *object, live *unstructured.Unstructured) (*merge.Plan, []string, error) {
 	var warnings []string
 	// The record is attached first: when live's is the same, it need not
 	// be decoded (see lastapplied.Attached.LastApplied).

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // serverWarnings hands the API server's warnings (an unknown field under
@@ -43,7 +41,7 @@ func withWarningSink(ctx context.Context) (context.Context, *warningSink) {
 }
 
 // warnings are the gathered texts, each naming the object.
-func (s *warningSink) warnings(o *load.Object) []string {
+func (s *warningSink) warnings(o *object) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.gotten))

@@ -10,11 +10,10 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // resource is the client for the object's resource and namespace.
-func (r *runner) resource(o *load.Object) dynamic.ResourceInterface {
+func (r *runner) resource(o *object) dynamic.ResourceInterface {
 	client := r.dynamic.Resource(o.Mapping.Resource)
 	if namespaced(o) {
 		return client.Namespace(o.Obj.GetNamespace())
@@ -24,14 +23,14 @@ func (r *runner) resource(o *load.Object) dynamic.ResourceInterface {
 
 // createOrUpdate finds the live object (listed, or read now), creates the
 // object when it is missing and merges the file into it otherwise.
-func (r *runner) createOrUpdate(ctx context.Context, o *load.Object, lives *liveIndex) Event {
+func (r *runner) createOrUpdate(ctx context.Context, o *object, lives *liveIndex) Event {
 	client := r.resource(o)
 	live, exists, listed := lives.take(o)
 	if !listed {
 		var err error
 		live, err = r.get(ctx, client, o)
 		if err != nil && !apierrors.IsNotFound(err) {
-			return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)}
+			return o.event(Event{Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)})
 		}
 		exists = err == nil
 	}
@@ -51,7 +50,7 @@ func (r *runner) createOrUpdate(ctx context.Context, o *load.Object, lives *live
 	return r.update(ctx, client, o, live)
 }
 
-func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *load.Object) (*unstructured.Unstructured, error) {
+func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *object) (*unstructured.Unstructured, error) {
 	var live *unstructured.Unstructured
 	err := r.retryTransient(ctx, func() error {
 		var err error
@@ -62,16 +61,16 @@ func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *l
 }
 
 // create sends the object with its last-applied record, as kubectl does.
-func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o *load.Object) Event {
+func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o *object) Event {
 	body, warnings, err := r.withLastApplied(o, nil)
 	if err != nil {
-		return Event{Object: o, Outcome: Failed, Err: err}
+		return o.event(Event{Outcome: Failed, Err: err})
 	}
 	// kubectl drops nulls before creating, after recording them, so that the
 	// created object is what a patch with the same record would give.
 	pruneNulls(body.Object)
 	if r.opts.DryRun == ClientDryRun {
-		return Event{Object: o, Outcome: Created, Result: body, Warnings: warnings}
+		return o.event(Event{Outcome: Created, Result: body, Warnings: warnings})
 	}
 	var created *unstructured.Unstructured
 	err = r.retryTransient(ctx, func() error {
@@ -87,9 +86,9 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 		err = fmt.Errorf("%w; reading it then: %w", err, getErr)
 	}
 	if err != nil {
-		return Event{Object: o, Outcome: Failed, Err: fmt.Errorf("creating: %w", conciseServerError(err)), Warnings: warnings}
+		return o.event(Event{Outcome: Failed, Err: fmt.Errorf("creating: %w", conciseServerError(err)), Warnings: warnings})
 	}
-	return Event{Object: o, Outcome: Created, Result: created, Warnings: warnings}
+	return o.event(Event{Outcome: Created, Result: created, Warnings: warnings})
 }
 
 // serverDryRun is the dryRun request option for the run.
@@ -103,13 +102,13 @@ func (r *runner) serverDryRun() []string {
 // withLastApplied returns the object carrying its last-applied record, and a
 // warning when the record had to be compacted to fit the annotation limit.
 // live (nil before a create) lends a redacted record its salt.
-func (r *runner) withLastApplied(o *load.Object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
+func (r *runner) withLastApplied(o *object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
 	a, warnings, err := r.attachRecord(o, live)
 	return a.Obj, warnings, err
 }
 
 // attachRecord is withLastApplied, giving what lastapplied.LastApplied needs.
-func (r *runner) attachRecord(o *load.Object, live *unstructured.Unstructured) (lastapplied.Attached, []string, error) {
+func (r *runner) attachRecord(o *object, live *unstructured.Unstructured) (lastapplied.Attached, []string, error) {
 	a, err := lastapplied.AttachRecord(o.Obj, lastapplied.Recording{Secrets: r.opts.SecretRecord, Live: live})
 	if err != nil || !a.Compacted {
 		return a, nil, err

@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapply/kapply/pkg/apply"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // keyedWriter is a keyed list another writer keeps adding to while kapply
@@ -132,7 +131,7 @@ func racingWriters(t *testing.T, c keyedWriter) {
 		for _, ev := range kapplyRunWith(t, w, writeManifest(t, w, c.file(i)), count409) {
 			switch {
 			case ev.Outcome != apply.Failed:
-			case apierrors.IsConflict(ev.Err) && errors.As(ev.Err, new(*load.Error)):
+			case apierrors.IsConflict(ev.Err) && errors.As(ev.Err, new(*apply.ObjectError)):
 				gaveUp++ // reported, named, and nothing written
 			default:
 				t.Errorf("round %d: %v", i, ev.Err)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"k8s.io/cli-runtime/pkg/resource"
+
+	"github.com/kapply/kapply/internal/yamldoc"
 )
 
 // inputKind is what an input is read from.
@@ -20,7 +22,7 @@ const (
 )
 
 // stdinSource is the builder's name for standard input (info.Source).
-const stdinSource = "STDIN"
+const stdinSource = yamldoc.Stdin
 
 // input is one thing the builder reads for Files, named as the builder
 // names the objects read from it.

@@ -1,12 +1,11 @@
 package load
 
 import (
-	"fmt"
-	"strings"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/resource"
+
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // Object is one object with where it came from: read from a file for
@@ -14,7 +13,7 @@ import (
 // server for the ownership commands.
 type Object struct {
 	// Source is the file (or URL, or "STDIN") the object was read from or
-	// named by; empty for objects given to the library directly.
+	// named by; empty for objects read by TYPE/NAME.
 	Source string
 	// Index is the object's place among those read from Source, from 1
 	// (empty documents are not counted; a List counts its items).
@@ -30,58 +29,19 @@ type Object struct {
 	Info *resource.Info
 }
 
-// FromUnstructured wraps objects built in a program (no file) for apply.
-func FromUnstructured(objs []*unstructured.Unstructured) []*Object {
-	out := make([]*Object, len(objs))
-	for i, u := range objs {
-		out[i] = &Object{Index: i + 1, Obj: u}
-	}
-	return out
+// Where is where the object came from, as pkg/apply takes it (the line of
+// its document is not known: 0).
+func (o *Object) Where() plan.Source {
+	return plan.Source{File: o.Source, Index: o.Index}
 }
 
-// Name names the object the way kubectl prints it in a result line:
-// kind.group/name.
-func (o *Object) Name() string {
-	gk := o.Obj.GroupVersionKind().GroupKind()
-	if o.Info != nil && o.Info.Mapping != nil {
-		gk = o.Info.Mapping.GroupVersionKind.GroupKind()
+// Split is objects as pkg/apply takes them: the objects, and where each
+// came from.
+func Split(objects []*Object) ([]*unstructured.Unstructured, []plan.Source) {
+	objs := make([]*unstructured.Unstructured, len(objects))
+	sources := make([]plan.Source, len(objects))
+	for i, o := range objects {
+		objs[i], sources[i] = o.Obj, o.Where()
 	}
-	ref := strings.ToLower(gk.Kind)
-	if gk.Group != "" {
-		ref += "." + gk.Group
-	}
-	return ref + "/" + o.Obj.GetName()
-}
-
-// Ref is Name with the namespace, when there is one: kind.group/name -n ns.
-func (o *Object) Ref() string {
-	if ns := o.Obj.GetNamespace(); ns != "" {
-		return o.Name() + " -n " + ns
-	}
-	return o.Name()
-}
-
-// Error is a failure of one object, naming the object and, when it came
-// from one, the file.
-type Error struct {
-	Source string
-	Ref    string
-	Err    error
-}
-
-func (e *Error) Error() string {
-	if e.Source == "" {
-		return fmt.Sprintf("%s: %v", e.Ref, e.Err)
-	}
-	return fmt.Sprintf("%s (from %s): %v", e.Ref, e.Source, e.Err)
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// ErrorOf wraps err as a failure of o (nil stays nil).
-func ErrorOf(o *Object, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &Error{Source: o.Source, Ref: o.Ref(), Err: err}
+	return objs, sources
 }

@@ -1,4 +1,4 @@
-package apply_test
+package wait_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/wait"
 )
 
 // TestComputeStatusReasons: the reason and message come from the object's
@@ -58,7 +58,7 @@ func TestComputeStatusReasons(t *testing.T) {
 			if err := u.UnmarshalJSON(js); err != nil {
 				t.Fatal(err)
 			}
-			s, reason, message := apply.ComputeStatus(u)
+			s, reason, message := wait.ComputeStatus(u)
 			if s != tc.status || reason != tc.reason || message != tc.message {
 				t.Errorf("got %s %q %q, want %s %q %q", s, reason, message, tc.status, tc.reason, tc.message)
 			}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/klog/v2"
+	"k8s.io/kubectl/pkg/config"
+	"k8s.io/kubectl/pkg/kuberc"
+)
+
+// kubercDisabled is kubectl's KUBECTL_KUBERC=false feature gate
+// (cmdutil.KubeRC.IsDisabled). It is read here because kubectl's cmd/util
+// package would build most of kubectl's command library into kapply for
+// one getenv.
+func kubercDisabled() bool {
+	return strings.ToLower(os.Getenv("KUBECTL_KUBERC")) == "false"
+}
+
+// addKubercFlag adds kubectl's --kuberc to the root's persistent flags, as
+// kubectl does, unless the feature gate turns kuberc off. kuberc reads the
+// flag from the arguments before they are parsed, so it binds nothing.
+func addKubercFlag(flags *pflag.FlagSet) {
+	if !kubercDisabled() {
+		kuberc.NewPreferences().AddFlags(flags)
+	}
+}
+
+// applyPreferences reads kubectl's preferences file (--kuberc, $KUBERC,
+// ~/.kube/kuberc; KUBERC=off turns it off) with kubectl's own loader and
+// applies it to root before args are parsed, as kubectl 1.37 does in
+// NewKubectlCommand: aliases, flag defaults per command (a flag given in
+// args wins) and the credential plugin policy, which reaches every client
+// through configFlags. The file is written for kubectl, so kapply differs
+// where kubectl's loader would stop it or misapply it: a default or alias
+// option for a flag kapply lacks is a warning, not a failure; a default for
+// a command kapply lacks (get, logs) is skipped without kubectl's warning;
+// a default for a subcommand kapply lacks (apply view-last-applied) is not
+// applied to its parent.
+func applyPreferences(root *cobra.Command, configFlags *genericclioptions.ConfigFlags, args []string, errOut io.Writer) error {
+	if kubercDisabled() {
+		return nil
+	}
+	// The loader reads the file again and reports its errors; this read
+	// only looks ahead at what the loader will do.
+	prefs, err := kuberc.DefaultGetPreferences(explicitKuberc(args), io.Discard)
+	if err != nil || prefs == nil {
+		prefs = &config.Preference{}
+	}
+	removeShadows := shadowSubcommandsKapplyLacks(root, prefs)
+	ignored := ignoreFlagsKapplyLacks(root, prefs, args, errOut)
+	var loaderOut bytes.Buffer
+	_, err = kuberc.NewPreferences().Apply(root, configFlags, append([]string{root.Name()}, args...), &loaderOut)
+	removeShadows()
+	writeLoaderWarnings(errOut, loaderOut.String())
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("error occurred while applying preferences %w", err))
+	}
+	for _, flag := range ignored {
+		flag.refuse = true
+	}
+	logOriginalCommand(root)
+	return nil
+}
+
+// writeLoaderWarnings writes what kubectl's loader printed, less its
+// warning for a default of a command kapply does not have: a kuberc
+// written for kubectl has defaults for get or logs, and kapply would
+// otherwise print one such line at every run.
+func writeLoaderWarnings(errOut io.Writer, printed string) {
+	for line := range strings.Lines(printed) {
+		if strings.HasPrefix(line, `Warning: command "`) && strings.HasSuffix(line, "\" not found to set kuberc override\n") {
+			continue
+		}
+		io.WriteString(errOut, line) //nolint:errcheck // a warning lost on a closed stderr stops nothing
+	}
+}
+
+// shadowSubcommandsKapplyLacks adds, for each default whose command goes
+// past kapply's tree (kubectl's "apply view-last-applied", where kapply's
+// apply has no subcommands), a hidden placeholder for the missing
+// subcommand: cobra's Find would otherwise stop at the parent and the
+// loader would give kapply apply the defaults of view-last-applied. It
+// returns the function that removes them again.
+func shadowSubcommandsKapplyLacks(root *cobra.Command, prefs *config.Preference) (remove func()) {
+	var added []*cobra.Command
+	for _, d := range prefs.Defaults {
+		parent, rest, err := root.Find(strings.Fields(d.Command))
+		if err != nil || len(rest) == 0 || parent == root {
+			continue
+		}
+		missing := d.Command
+		// An alias of the missing command is a copy of the shadow: it fails.
+		shadow := &cobra.Command{Use: rest[0], Hidden: true, RunE: func(*cobra.Command, []string) error {
+			return fmt.Errorf("kapply has no command %q", missing)
+		}}
+		parent.AddCommand(shadow)
+		added = append(added, shadow)
+	}
+	return func() {
+		for _, shadow := range added {
+			shadow.Parent().RemoveCommand(shadow)
+		}
+	}
+}
+
+// logOriginalCommand logs at -v=1 the command as typed, before kuberc's
+// defaults and aliases, as kubectl does.
+func logOriginalCommand(root *cobra.Command) {
+	next := root.PersistentPreRunE
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if next != nil {
+			if err := next(cmd, args); err != nil {
+				return err
+			}
+		}
+		if original, ok := cmd.Annotations[kuberc.KubeRCOriginalCommandAnnotation]; ok {
+			klog.V(1).Infof("original command: %q", cmd.Root().Name()+" "+original)
+		}
+		return nil
+	}
+}
+
+// ignoreFlagsKapplyLacks warns of each flag that the preferences set for
+// the command args run (a default of that command, or an option of the
+// alias args run) and that kapply lacks, and gives that command a hidden
+// placeholder for it, so that kubectl's loader sets it and goes on.
+func ignoreFlagsKapplyLacks(root *cobra.Command, prefs *config.Preference, args []string, errOut io.Writer) []*ignoredFlag {
+	var ignored []*ignoredFlag
+	add := func(cmd *cobra.Command, options []config.CommandOptionDefault, source string) {
+		_ = cmd.InheritedFlags() // merges the persistent flags, as the loader does
+		for _, option := range options {
+			if strings.HasPrefix(option.Name, "-") || cmd.Flag(option.Name) != nil {
+				continue // the loader's to refuse or to set
+			}
+			fmt.Fprintf(errOut, "Warning: kuberc %s sets --%s, which %q of kapply does not have; ignoring it\n", source, option.Name, cmd.CommandPath())
+			flag := &ignoredFlag{}
+			cmd.Flags().Var(flag, option.Name, "")
+			cmd.Flags().Lookup(option.Name).Hidden = true
+			ignored = append(ignored, flag)
+		}
+	}
+	running, _, err := root.Find(args)
+	if err == nil {
+		for _, d := range prefs.Defaults {
+			if target, _, err := root.Find(strings.Fields(d.Command)); err == nil && target.Name() == running.Name() {
+				add(running, d.Options, fmt.Sprintf("default of %q", d.Command))
+			}
+		}
+		return ignored
+	}
+	name := firstWord(args)
+	for _, alias := range prefs.Aliases {
+		if target, _, err := root.Find(strings.Fields(alias.Command)); alias.Name == name && err == nil {
+			add(target, alias.Options, fmt.Sprintf("alias %q", alias.Name))
+		}
+	}
+	return ignored
+}
+
+// explicitKuberc is the --kuberc of args, or "": kuberc reads it before
+// cobra parses the flags, and so must this.
+func explicitKuberc(args []string) string {
+	flags := pflag.NewFlagSet("kuberc", pflag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	flags.ParseErrorsAllowlist.UnknownFlags = true
+	path := flags.String("kuberc", "", "")
+	_ = flags.Parse(args) // the loader reports a bad --kuberc itself
+	return *path
+}
+
+// firstWord is the first argument that is not a flag: what kuberc takes
+// for an alias's name.
+func firstWord(args []string) string {
+	for _, arg := range args {
+		if !strings.HasPrefix(arg, "-") && !strings.HasPrefix(arg, cobra.ShellCompRequestCmd) {
+			return arg
+		}
+	}
+	return ""
+}
+
+// ignoredFlag stands for a flag kuberc sets that kapply lacks: it takes
+// kuberc's value and drops it, and once kuberc is applied it refuses a
+// value from the command line, where kapply has no such flag.
+type ignoredFlag struct{ refuse bool }
+
+func (f *ignoredFlag) String() string { return "" }
+func (f *ignoredFlag) Type() string   { return "string" }
+
+func (f *ignoredFlag) Set(string) error {
+	if f.refuse {
+		return fmt.Errorf("kapply has no such flag")
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package apply
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kapply/kapply/pkg/wait"
+)
+
+// WaitTargets are the objects the events applied (created, configured or
+// unchanged), in the events' order, with their places in events: what
+// apply --wait gives wait.Ready.
+func WaitTargets(events []Event) (targets []wait.Target, places []int) {
+	for i, ev := range events {
+		switch ev.Outcome {
+		case Created, Configured, Unchanged:
+		default:
+			continue
+		}
+		if ev.Object == nil || ev.Mapping == nil {
+			continue
+		}
+		ns := ""
+		if ev.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			ns = ev.Object.GetNamespace()
+			if ev.Result != nil && ev.Result.GetNamespace() != "" {
+				ns = ev.Result.GetNamespace()
+			}
+		}
+		t := wait.Target{Mapping: ev.Mapping, Namespace: ns, Name: ev.Object.GetName()}
+		if ev.Result != nil {
+			t.UID = ev.Result.GetUID()
+		}
+		targets = append(targets, t)
+		places = append(places, i)
+	}
+	return targets, places
+}
+
+// NewRetry is kapply's rule for requests the server answers with "try
+// again" (see DefaultRetryWindow), for wait.Options.Retry: a wait outside a
+// run retries its LISTs as a run does. requestTimeout is the client's
+// (--request-timeout; zero when unset).
+func NewRetry(requestTimeout time.Duration) func(ctx context.Context, request func() error) error {
+	return newRetries(Options{}, requestTimeout).do
+}

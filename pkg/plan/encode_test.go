@@ -1,0 +1,141 @@
+package plan
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	p := samplePlan(t)
+	data := encode(t, p)
+	got, err := Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("decoding: %v\n%s", err, data)
+	}
+	if !reflect.DeepEqual(got, p) {
+		t.Errorf("round trip differs:\n got %#v\nwant %#v", got, p)
+	}
+	if again := encode(t, got); !bytes.Equal(again, data) {
+		t.Errorf("encoding the decoded plan gives other bytes:\n%s\n%s", again, data)
+	}
+}
+
+// TestRoundTripKeepsWhatExecutionReads: the patch bytes, identity and
+// preconditions come back exactly, and paths keep typed key values (80 the
+// number, not "80") so Lookup finds the element after a round trip.
+func TestRoundTripKeepsWhatExecutionReads(t *testing.T) {
+	p := samplePlan(t)
+	got, err := Decode(bytes.NewReader(encode(t, p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := got.Items[0]
+	if d.Action != Update || d.UID != "u-1" || d.ResourceVersion != "41" || d.LastApplied == "" || !bytes.Equal(d.Patch.Data, p.Items[0].Patch.Data) {
+		t.Errorf("patch item: %+v", d)
+	}
+	keys := got.Items[5].Changes[0].Path[2].Keys
+	if keys[0].Value != int64(80) {
+		t.Errorf("key value %T %v, want int64 80", keys[0].Value, keys[0].Value)
+	}
+	if got.Items[0].Changes[0].Owners[0] != "kubectl-client-side-apply" {
+		t.Errorf("owners lost: %+v", got.Items[0].Changes)
+	}
+}
+
+func TestDecodeRefusesHostileDocuments(t *testing.T) {
+	good := encode(t, samplePlan(t))
+	cases := []struct {
+		name string
+		doc  []byte
+		want string
+	}{
+		{"another apiVersion", bytes.Replace(good, []byte(`"kapply.dev/v1alpha1"`), []byte(`"kapply.dev/v2"`), 1), `apiVersion "kapply.dev/v2" is not supported`},
+		{"another kind", bytes.Replace(good, []byte(`"kind": "Plan"`), []byte(`"kind": "Plot"`), 1), `kind "Plot" is not "Plan"`},
+		{"not JSON", []byte("apiVersion: kapply.dev/v1alpha1\nkind: Plan\n"), "not a JSON plan document"},
+		{"edited by hand", bytes.Replace(good, []byte(`"resourceVersion": "41"`), []byte(`"resourceVersion": "42"`), 1), "the checksum does not match"},
+		{"checksum removed", reencodeChecksum(t, good, ""), "has no checksum"},
+		{"checksum of other content", reencodeChecksum(t, good, "sha256:"+strings.Repeat("0", 64)), "the checksum does not match"},
+		{"unknown field", reencode(t, good, func(d map[string]any) { d["approvedBy"] = "me" }), `unknown field "approvedBy"`},
+		{"duplicated field", bytes.Replace(good, []byte(`"kind": "Plan",`), []byte(`"kind": "Plan", "kind": "Plan",`), 1), `duplicate field "kind"`},
+		{"duplicated item", reencode(t, good, func(d map[string]any) { d["items"] = append(items(d), items(d)[0]) }), "item 7 (Deployment.apps/web -n prod) is item 1 again"},
+		{"patch without resourceVersion", reencode(t, good, func(d map[string]any) { delete(item(d, 0), "resourceVersion") }),
+			"item 1 (Deployment.apps/web -n prod): a patch item needs the live object's UID and resourceVersion"},
+		{"create with a UID", reencode(t, good, func(d map[string]any) { item(d, 1)["uid"] = "u-9" }),
+			"item 2 (ConfigMap/cfg -n prod): a create has no live object"},
+		{"delete with a patch", reencode(t, good, func(d map[string]any) {
+			item(d, 2)["patch"] = map[string]any{"type": "merge", "data": map[string]any{}}
+		}),
+			"item 3 (ConfigMap/old -n prod): a delete item sends no patch"},
+		{"patch of the wrong type", reencode(t, good, func(d map[string]any) { item(d, 0)["patch"].(map[string]any)["type"] = "apply" }),
+			"a patch item needs a patch of type strategic, merge or json"},
+		{"unknown action", reencode(t, good, func(d map[string]any) { item(d, 3)["action"] = "replace" }), `item 4 (Namespace/prod): unknown action "replace"`},
+		{"unknown reason", reencode(t, good, func(d map[string]any) { change(d, 0, 0)["reason"] = "because" }), `change 1 has an unknown reason "because"`},
+		{"path step with two kinds", reencode(t, good, func(d map[string]any) { step(d, 0)["index"] = 1 }), "exactly one of field, keys, value, index"},
+		{"path step with empty keys", reencode(t, good, func(d map[string]any) { step(d, 0)["keys"] = []any{}; delete(step(d, 0), "field") }), "empty list of keys"},
+		{"no cluster", reencode(t, good, func(d map[string]any) { d["cluster"] = map[string]any{"server": ""} }), "names no cluster"},
+		{"no name", reencode(t, good, func(d map[string]any) { delete(item(d, 3)["id"].(map[string]any), "name") }), "version, kind and name must be set"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Decode(bytes.NewReader(c.doc))
+			if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an ErrInvalid saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestDecodeRefusesHugeDocumentsUnread(t *testing.T) {
+	r := &countingReader{}
+	_, err := DecodeLimited(r, 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "larger than 1048576 bytes") {
+		t.Fatalf("got %v", err)
+	}
+	if r.n > 1<<20+1<<16 {
+		t.Errorf("read %d bytes of an endless document", r.n)
+	}
+}
+
+// countingReader is an endless document of spaces.
+type countingReader struct{ n int }
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	r.n += len(p)
+	return len(p), nil
+}
+
+func TestEncodeRefusesWhatDecodeWouldRefuse(t *testing.T) {
+	p := samplePlan(t)
+	p.Items[0].ResourceVersion = ""
+	if err := Encode(&bytes.Buffer{}, p); err == nil || !strings.Contains(err.Error(), "item 1 (Deployment.apps/web -n prod)") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func reencodeChecksum(t *testing.T, good []byte, sum string) []byte {
+	doc := reencode(t, good, func(map[string]any) {})
+	return bytes.Replace(doc, []byte(checksumOf(t, doc)), []byte(sum), 1)
+}
+
+func checksumOf(t *testing.T, doc []byte) string {
+	i := bytes.Index(doc, []byte(`"sha256:`))
+	if i < 0 {
+		t.Fatal("no checksum")
+	}
+	return string(doc[i+1 : i+1+len("sha256:")+64])
+}
+
+func items(d map[string]any) []any                { return d["items"].([]any) }
+func item(d map[string]any, i int) map[string]any { return items(d)[i].(map[string]any) }
+func change(d map[string]any, i, j int) map[string]any {
+	return item(d, i)["changes"].([]any)[j].(map[string]any)
+}
+func step(d map[string]any, i int) map[string]any {
+	return change(d, i, 0)["path"].([]any)[0].(map[string]any)
+}

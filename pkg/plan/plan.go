@@ -1,0 +1,182 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kapply/kapply/pkg/fieldpath"
+)
+
+// Plan is what one run does to one cluster: an item per object, in the
+// order the run writes them.
+type Plan struct {
+	Cluster Cluster
+	Items   []Item
+}
+
+// Cluster names the cluster a plan was made against. A saved plan runs only
+// where Server and ID match; Context and User are for people (a laptop and
+// CI name the same cluster differently).
+type Cluster struct {
+	Server  string
+	Context string
+	User    string
+	// ID tells one cluster from another behind the same URL, e.g. the UID
+	// of the kube-system Namespace (a cluster rebuilt at the same address
+	// gets a new one).
+	ID string
+}
+
+// ErrOtherCluster: a plan made against one cluster is executed against
+// another.
+var ErrOtherCluster = errors.New("the plan was made for another cluster")
+
+// SameAs checks that now, the cluster a run talks to, is the one the plan
+// was made for: the same server URL and identity. Context and user names
+// may differ (a laptop's and CI's kubeconfigs). A plan without an ID
+// matches on the server alone.
+func (c Cluster) SameAs(now Cluster) error {
+	switch {
+	case c.Server != now.Server:
+		return fmt.Errorf("%w: it names server %s, this run talks to %s", ErrOtherCluster, c.Server, now.Server)
+	case c.ID != "" && c.ID != now.ID:
+		return fmt.Errorf("%w: server %s is now cluster %q, the plan's was %q (rebuilt at the same address?)", ErrOtherCluster, c.Server, now.ID, c.ID)
+	}
+	return nil
+}
+
+// Item is what happens to one object and why.
+type Item struct {
+	Action Action
+	ID     ID
+	Source Source
+	// UID and ResourceVersion are the live object's when the plan was made
+	// (empty for a create): executing the item requires them still, so a
+	// plan approved earlier cannot overwrite a change made since.
+	UID             string
+	ResourceVersion string
+	// LastApplied is a digest of the live object's last-applied records
+	// when the plan was made (see recordDigest): the three-way merge read
+	// them, so a record changed since makes the plan stale.
+	LastApplied string
+	// Patch is the request body of a patch or apply item; empty otherwise.
+	Patch Patch
+	// Merged is the object the plan expects after the write; for a create,
+	// the object sent.
+	Merged map[string]any
+	// Changes explain every field that differs between live and Merged.
+	Changes  []Change
+	Warnings []string
+	// DryRunResult is the server's answer to a dry run of the write, when
+	// one was asked for.
+	DryRunResult map[string]any
+}
+
+// Action is what an item does to its object.
+type Action string
+
+const (
+	Create Action = "create"
+	// Update patches the object (spelled "patch" in a document; the Go
+	// name Patch is the body's type).
+	Update    Action = "patch"
+	Unchanged Action = "unchanged"
+	// Apply is a server-side apply: the server merges.
+	Apply  Action = "apply"
+	Prune  Action = "prune"
+	Delete Action = "delete"
+)
+
+var actions = []Action{Create, Update, Unchanged, Apply, Prune, Delete}
+
+// ID is an object's identity: its kind's group, version and name, its
+// namespace (empty when cluster-scoped) and name.
+type ID struct {
+	Group     string `json:"group,omitempty"`
+	Version   string `json:"version"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// String names the object as kapply's messages do: kind[.group]/name,
+// with " -n namespace" when namespaced.
+func (id ID) String() string {
+	kind := id.Kind
+	if id.Group != "" {
+		kind += "." + id.Group
+	}
+	if id.Namespace == "" {
+		return kind + "/" + id.Name
+	}
+	return fmt.Sprintf("%s/%s -n %s", kind, id.Name, id.Namespace)
+}
+
+// isSecret reports a core v1 Secret, whose values a plan keeps as digests.
+func (id ID) isSecret() bool { return id.Group == "" && id.Version == "v1" && id.Kind == "Secret" }
+
+// Patch is a request body and how the server reads it.
+type Patch struct {
+	Type PatchType
+	Data []byte
+}
+
+// PatchType names a patch type in a plan document; PatchTypeOf and
+// K8s convert to and from the server's content types.
+type PatchType string
+
+const (
+	StrategicPatch PatchType = "strategic"
+	MergePatch     PatchType = "merge"
+	JSONPatch      PatchType = "json"
+	ApplyPatch     PatchType = "apply"
+)
+
+var patchTypes = map[PatchType]types.PatchType{
+	StrategicPatch: types.StrategicMergePatchType,
+	MergePatch:     types.MergePatchType,
+	JSONPatch:      types.JSONPatchType,
+	ApplyPatch:     types.ApplyYAMLPatchType,
+}
+
+// PatchTypeOf is the plan's name of the server's patch type t ("" when
+// it has none).
+func PatchTypeOf(t types.PatchType) PatchType {
+	for name, k8s := range patchTypes {
+		if k8s == t || (name == ApplyPatch && t == types.ApplyCBORPatchType) {
+			return name
+		}
+	}
+	return ""
+}
+
+// K8s is the content type the server reads the patch as.
+func (t PatchType) K8s() types.PatchType { return patchTypes[t] }
+
+// Change is one explained difference, as merge.Change with who owns the
+// field now. Old is nil when live lacks the field, New when Merged does.
+type Change struct {
+	Path   fieldpath.Path
+	Old    any
+	New    any
+	Reason Reason
+	// Owners are the field managers that own the field on the live
+	// object (managedFields); a change to a field another manager owns
+	// takes it from them.
+	Owners []string
+}
+
+// Reason says why a field changes. It is a word, not merge.Reason's
+// number, so a saved plan reads the same after the engine's enum grows.
+type Reason string
+
+const (
+	SetByFile         Reason = "set-by-file"
+	RemovedFromFile   Reason = "removed-from-file"
+	KeptUnmanaged     Reason = "kept-unmanaged"
+	ClearedWithParent Reason = "cleared-with-parent"
+)
+
+var reasons = []Reason{SetByFile, RemovedFromFile, KeptUnmanaged, ClearedWithParent}

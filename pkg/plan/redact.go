@@ -1,0 +1,119 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/secretmask"
+)
+
+// Redacted returns p with every Secret's values replaced by salted
+// digests (lastapplied's, under a new salt per item) in its patch, merged
+// object, changes, warnings and dry-run result: what Encode writes. A
+// plan file is read by more people and tools than the cluster's Secrets
+// are. WithSecretValues puts the values back from the files. p is not
+// modified; its other items are shared.
+func Redacted(p *Plan) (*Plan, error) {
+	out := &Plan{Cluster: p.Cluster, Items: slices.Clone(p.Items)}
+	for i, it := range out.Items {
+		if !it.ID.isSecret() {
+			continue
+		}
+		redacted, err := redactItem(it)
+		if err != nil {
+			return nil, fmt.Errorf("redacting the values of item %d (%s): %w", i+1, it.ID, err)
+		}
+		out.Items[i] = redacted
+	}
+	return out, nil
+}
+
+func redactItem(it Item) (Item, error) {
+	salt, err := lastapplied.NewSalt()
+	if err != nil {
+		return Item{}, err
+	}
+	r := redactor{salt: salt}
+	// The warnings first, while the values to mask are still there.
+	it.Warnings = maskWarningsIn(it.Warnings, it.Merged, it.DryRunResult)
+	if it.Patch, err = walkPatch(r, it.Patch); err != nil {
+		return Item{}, err
+	}
+	if it.Merged, err = walkObject(r, it.Merged); err != nil {
+		return Item{}, err
+	}
+	if it.DryRunResult, err = walkObject(r, it.DryRunResult); err != nil {
+		return Item{}, err
+	}
+	changes := make([]Change, len(it.Changes))
+	for i, c := range it.Changes {
+		var fields []string
+		c.Path, fields = secretPath(c.Path)
+		if c.Old, err = walkSecret(r, fields, c.Old); err != nil {
+			return Item{}, err
+		}
+		if c.New, err = walkSecret(r, fields, c.New); err != nil {
+			return Item{}, err
+		}
+		changes[i] = c
+	}
+	if it.Changes != nil {
+		it.Changes = changes
+	}
+	return it, nil
+}
+
+// maskWarningsIn masks the values the Secret objects hold in warnings.
+func maskWarningsIn(warnings []string, objs ...map[string]any) []string {
+	out := slices.Clone(warnings)
+	for i, w := range out {
+		out[i] = secretmask.Text(w, objs...)
+	}
+	return out
+}
+
+// redactor replaces each value by its digest under one salt.
+type redactor struct{ salt lastapplied.Salt }
+
+func (r redactor) value(field, key string, v any) (any, error) {
+	if v == nil || lastapplied.IsRedacted(v) {
+		return v, nil // a deletion, or a digest already (a decoded plan)
+	}
+	return r.salt.Redact(field, key, v), nil
+}
+
+// record keeps a record that holds no value (kapply's redacted records:
+// keys and digests), so a reviewer sees what it says; any other is
+// replaced whole by its digest. A packed compact record is not opened:
+// it is replaced whole.
+func (r redactor) record(annotation string, v any) (any, error) {
+	text, isText := v.(string)
+	if v == nil || lastapplied.IsRedacted(v) || (isText && !recordHoldsValues(text)) {
+		return v, nil
+	}
+	return r.salt.Redact("", annotation, v), nil
+}
+
+// recordHoldsValues reports whether a record's text may hold a Secret
+// value: it is not a JSON object (packed, or not readable), or its data or
+// stringData hold a value that is not a digest.
+func recordHoldsValues(text string) bool {
+	var record map[string]any
+	if err := json.Unmarshal([]byte(text), &record); err != nil || record == nil {
+		return text != ""
+	}
+	for _, field := range secretmask.Fields() {
+		values, isMap := record[field].(map[string]any)
+		if !isMap && record[field] != nil {
+			return true
+		}
+		for _, v := range values {
+			if v != nil && !lastapplied.IsRedacted(v) {
+				return true
+			}
+		}
+	}
+	return false
+}

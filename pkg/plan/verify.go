@@ -1,0 +1,124 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/lastapplied"
+)
+
+// ErrChanged is the cause of every ChangedError.
+var ErrChanged = errors.New("changed since the plan")
+
+// ChangedError refuses an item whose object changed since the plan in a
+// way the plan depends on. It names fields, never values.
+type ChangedError struct {
+	ID ID
+	// What happened to the object as a whole ("it was deleted"), or ""
+	// when Fields say what changed.
+	What string
+	// Fields the plan writes or read whose live value is not the one the
+	// plan was made against; the last-applied record is named by its
+	// annotation's path.
+	Fields []fieldpath.Path
+}
+
+// maxNamedFields bounds the fields an error names; the rest are counted.
+const maxNamedFields = 5
+
+func (e *ChangedError) Error() string {
+	if e.What != "" {
+		return fmt.Sprintf("%s %s: %s", e.ID, ErrChanged, e.What)
+	}
+	names := make([]string, 0, maxNamedFields)
+	for i, p := range e.Fields {
+		if i == maxNamedFields {
+			names = append(names, fmt.Sprintf("and %d more", len(e.Fields)-i))
+			break
+		}
+		names = append(names, p.String())
+	}
+	return fmt.Sprintf("%s %s: %s", e.ID, ErrChanged, strings.Join(names, ", "))
+}
+
+func (e *ChangedError) Unwrap() error { return ErrChanged }
+
+var recordPath = fieldpath.Fields("metadata", "annotations", lastapplied.Annotation)
+
+// Verify checks the item against live, the object as it is now (nil:
+// absent), and returns the resourceVersion its write must carry as a
+// precondition. A create is refused if the object exists; a prune or
+// delete if its UID or resourceVersion moved, and so is a server-side
+// apply that records no changes. Any other item is refused if
+// the object was deleted or replaced (UID), or — when its resourceVersion
+// moved — if a field the plan writes (its changes) or read (the
+// last-applied record) is no longer what the plan saw; a move through
+// status or fields the plan does not touch only updates the
+// resourceVersion returned.
+func (it Item) Verify(live *unstructured.Unstructured) (string, error) {
+	refuse := func(what string, args ...any) (string, error) {
+		return "", &ChangedError{ID: it.ID, What: fmt.Sprintf(what, args...)}
+	}
+	switch {
+	case it.Action == Create && live != nil:
+		return refuse("it was created since (UID %s)", live.GetUID())
+	case it.Action == Create:
+		return "", nil
+	case live == nil && it.UID == "":
+		return "", nil // a server-side apply that creates
+	case live == nil:
+		return refuse("it was deleted")
+	case string(live.GetUID()) != it.UID:
+		return refuse("it was deleted and created again (UID %s, the plan's %s)", live.GetUID(), it.UID)
+	case live.GetResourceVersion() == it.ResourceVersion:
+		return it.ResourceVersion, nil
+	case it.Action == Prune || it.Action == Delete:
+		return refuse("resourceVersion %s, the plan's %s", live.GetResourceVersion(), it.ResourceVersion)
+	case it.Action == Apply && len(it.Changes) == 0:
+		// The server merges an apply body; without the plan's changes
+		// nothing says which live values it was approved against.
+		return refuse("resourceVersion %s, the plan's %s, and the plan records no changes of this server-side apply to check", live.GetResourceVersion(), it.ResourceVersion)
+	}
+	if changed := it.changedFields(live); len(changed) > 0 {
+		return "", &ChangedError{ID: it.ID, Fields: changed}
+	}
+	return live.GetResourceVersion(), nil
+}
+
+// changedFields lists the fields the plan writes or read that live no
+// longer has as the plan saw them.
+func (it Item) changedFields(live *unstructured.Unstructured) []fieldpath.Path {
+	var out []fieldpath.Path
+	if recordDigest(live) != it.LastApplied {
+		out = append(out, recordPath)
+	}
+	for _, c := range it.Changes {
+		if c.Reason == KeptUnmanaged || c.Path.String() == recordPath.String() {
+			continue
+		}
+		if !stillAsPlanned(c, live.Object) {
+			out = append(out, c.Path)
+		}
+	}
+	return out
+}
+
+// stillAsPlanned reports whether live holds the change's Old value at its
+// path (both absent counts): a Secret's Old may be a digest.
+func stillAsPlanned(c Change, live map[string]any) bool {
+	now, err := c.Path.Lookup(live)
+	switch {
+	case errors.Is(err, fieldpath.ErrFieldNotFound):
+		return c.Old == nil
+	case err != nil:
+		return false // e.g. several list elements match now
+	case lastapplied.IsRedacted(c.Old):
+		_, fields := secretPath(c.Path)
+		return len(fields) == 2 && lastapplied.MatchesRedacted(c.Old, fields[0], fields[1], now)
+	}
+	return fieldpath.Equal(c.Old, now)
+}

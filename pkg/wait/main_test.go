@@ -1,0 +1,16 @@
+package wait_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/kapply/kapply/internal/testcluster"
+)
+
+// cluster is the API server every integration test of the package shares;
+// each test works in a namespace of its own.
+var cluster *testcluster.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(testcluster.Main(m, &cluster))
+}
