@@ -10,4 +10,6 @@ tools=$root/bin/tools
 mkdir -p "$tools"
 (cd "$root/hack/tools/goreleaser" && nice go build -o "$tools/goreleaser" github.com/goreleaser/goreleaser/v2)
 cd "$root"
+# .goreleaser.yaml's archives take the completion program from here.
+export KAPPLY_DIST=${KAPPLY_DIST:-dist}
 exec nice "$tools/goreleaser" "$@"

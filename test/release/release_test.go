@@ -142,8 +142,8 @@ func sha256File(t *testing.T, path string) string {
 }
 
 // checkArchive: the archive is in the checksums file with its true sum and
-// holds exactly the binary for its platform (carrying the release's
-// version), the LICENSE and the README; the linux/amd64 binary, on such a
+// holds exactly the binaries for its platform (kapply carrying the
+// release's version; kubectl_complete-kapply), the LICENSE and the README; the linux/amd64 binary, on such a
 // host, reports the version kubectl's way.
 func checkArchive(t *testing.T, s snapshot, name, goos, goarch string, license []byte) {
 	path := filepath.Join(s.dist, name)
@@ -151,16 +151,19 @@ func checkArchive(t *testing.T, s snapshot, name, goos, goarch string, license [
 		t.Fatalf("%s: sha256 %s, checksums file says %q", name, got, want)
 	}
 	files := readArchive(t, path)
-	bin := "kapply"
+	bin, complete := "kapply", "kubectl_complete-kapply"
 	if goos == "windows" {
-		bin = "kapply.exe"
+		bin, complete = bin+".exe", complete+".exe"
 	}
 	var names []string
 	for n := range files {
 		names = append(names, n)
 	}
-	if len(files) != 3 || files[bin] == nil || files["LICENSE"] == nil || files["README.md"] == nil {
-		t.Fatalf("%s holds %v, want %s, LICENSE and README.md", name, names, bin)
+	if len(files) != 4 || files[bin] == nil || files[complete] == nil || files["LICENSE"] == nil || files["README.md"] == nil {
+		t.Fatalf("%s holds %v, want %s, %s, LICENSE and README.md", name, names, bin, complete)
+	}
+	if err := checkExecutable(files[complete], goos, goarch); err != nil {
+		t.Errorf("%s: %s: %v", name, complete, err)
 	}
 	if !bytes.Equal(files["LICENSE"], license) {
 		t.Errorf("%s: LICENSE differs from the repository's", name)
