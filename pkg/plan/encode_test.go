@@ -89,6 +89,11 @@ func TestDecodeRefusesHostileDocuments(t *testing.T) {
 		{"apply body of another object", reencode(t, good, func(d map[string]any) {
 			item(d, 4)["patch"].(map[string]any)["data"].(map[string]any)["metadata"].(map[string]any)["name"] = "x"
 		}), "item 5 (Widget.example.com/w -n prod): its object is Widget.example.com/x -n prod"},
+		{"one object under two versions", reencode(t, good, func(d map[string]any) {
+			again := map[string]any{"action": "delete", "uid": "u-1", "resourceVersion": "41",
+				"id": map[string]any{"group": "apps", "version": "v1beta2", "kind": "Deployment", "namespace": "prod", "name": "web"}}
+			d["items"] = append(items(d), again)
+		}), "item 7 (Deployment.apps/web -n prod) is item 1 again"},
 		{"no name", reencode(t, good, func(d map[string]any) { delete(item(d, 3)["id"].(map[string]any), "name") }), "version, kind and name must be set"},
 	}
 	for _, c := range cases {

@@ -19,10 +19,15 @@ func check(p *Plan) error {
 	}
 	seen := make(map[ID]int, len(p.Items))
 	for i, it := range p.Items {
-		if first, dup := seen[it.ID]; dup {
+		// One object is served at every version of its kind: the run
+		// refuses it twice whatever the versions (keyOfObject), and so
+		// does a plan.
+		object := it.ID
+		object.Version = ""
+		if first, dup := seen[object]; dup {
 			return fmt.Errorf("%w: item %d (%s) is item %d again: an object is planned once", ErrInvalid, i+1, it.ID, first)
 		}
-		seen[it.ID] = i + 1
+		seen[object] = i + 1
 		if err := checkItem(it); err != nil {
 			return fmt.Errorf("%w: item %d (%s): %w", ErrInvalid, i+1, it.ID, err)
 		}
