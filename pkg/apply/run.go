@@ -35,6 +35,9 @@ type runner struct {
 	done        atomic.Int64
 	// retries is the run's one rule for answers that say "try again".
 	retries *retries
+	// planning, when set, makes the run Applier.Plan's: each object is
+	// planned (planOne) instead of written.
+	planning *planSink
 }
 
 // Input is what a run applies: the objects, where each came from, and an

@@ -35,6 +35,10 @@ func (r *runner) createOrUpdate(ctx context.Context, o *object, lives *liveIndex
 		exists = err == nil
 	}
 	switch {
+	case r.planning != nil && !exists:
+		return r.planOne(ctx, client, o, nil)
+	case r.planning != nil:
+		return r.planOne(ctx, client, o, live)
 	case r.opts.ServerSide && r.opts.Subresource != "":
 		if !exists {
 			live = nil
