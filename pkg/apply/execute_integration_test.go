@@ -1,0 +1,213 @@
+package apply_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/plan"
+)
+
+// planWorld is a namespace of its own and an Applier.
+type planWorld struct {
+	t       *testing.T
+	ns      string
+	applier *apply.Applier
+}
+
+func newPlanWorld(t *testing.T, ns string) *planWorld {
+	t.Helper()
+	requireCluster(t)
+	applier, err := newExampleApplier(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &planWorld{t: t, ns: ns, applier: applier}
+	w.mustApply(namespaceObject(ns))
+	return w
+}
+
+func namespaceObject(name string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}}
+}
+
+func (w *planWorld) configMap(name string, data map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": w.ns}, "data": data}}
+}
+
+func (w *planWorld) mustApply(objects ...*unstructured.Unstructured) {
+	w.t.Helper()
+	events, err := w.applier.Apply(context.Background(), apply.Input{Objects: objects}, apply.Options{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	failOnFailures(w.t, events)
+}
+
+func (w *planWorld) plan(objects ...*unstructured.Unstructured) *plan.Plan {
+	w.t.Helper()
+	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: objects}, apply.PlanOptions{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return p
+}
+
+// roundTrip is p as saved and read back.
+func (w *planWorld) roundTrip(p *plan.Plan) (*plan.Plan, string) {
+	w.t.Helper()
+	var doc bytes.Buffer
+	if err := plan.Encode(&doc, p); err != nil {
+		w.t.Fatal(err)
+	}
+	text := doc.String()
+	out, err := plan.Decode(&doc)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return out, text
+}
+
+func (w *planWorld) execute(p *plan.Plan, opts apply.ExecuteOptions) []apply.Event {
+	w.t.Helper()
+	events, err := w.applier.Execute(context.Background(), p, opts)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if len(events) != len(p.Items) {
+		w.t.Fatalf("%d events for %d items", len(events), len(p.Items))
+	}
+	return events
+}
+
+// mergePatch is another writer's merge patch of a ConfigMap or Secret.
+func (w *planWorld) mergePatch(gvr schema.GroupVersionResource, name, body string) {
+	w.t.Helper()
+	_, err := dyn(w.t).Resource(gvr).Namespace(w.ns).Patch(context.Background(), name, types.MergePatchType, []byte(body), metav1.PatchOptions{FieldManager: "other-writer"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *planWorld) read(gvr schema.GroupVersionResource, name string) *unstructured.Unstructured {
+	w.t.Helper()
+	u, err := dyn(w.t).Resource(gvr).Namespace(w.ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return u
+}
+
+func dataOf(u *unstructured.Unstructured, key string) string {
+	v, _, _ := unstructured.NestedString(u.Object, "data", key)
+	return v
+}
+
+// TestExecuteRefusesAFieldChangedSincePlan: of two planned patches, the
+// one whose field another writer changed after the plan is refused with
+// ErrChanged naming the field — the other writer's value stays — and the
+// other is written.
+func TestExecuteRefusesAFieldChangedSincePlan(t *testing.T) {
+	w := newPlanWorld(t, "plan-refuse")
+	w.mustApply(w.configMap("a", map[string]any{"k": "1"}), w.configMap("b", map[string]any{"k": "1"}))
+	p := w.plan(w.configMap("a", map[string]any{"k": "2"}), w.configMap("b", map[string]any{"k": "2"}))
+	for _, it := range p.Items {
+		if it.Action != plan.Update {
+			t.Fatalf("%s planned %s, want patch", it.ID, it.Action)
+		}
+	}
+	w.mergePatch(configMaps, "a", `{"data":{"k":"theirs"}}`)
+	p, _ = w.roundTrip(p)
+	events := w.execute(p, apply.ExecuteOptions{})
+	if events[0].Outcome != apply.Failed || !errors.Is(events[0].Err, plan.ErrChanged) || !strings.Contains(events[0].Err.Error(), "data.k") {
+		t.Errorf("a: %v %v, want failed with %v naming data.k", events[0].Outcome, events[0].Err, plan.ErrChanged)
+	}
+	if events[1].Outcome != apply.Configured || events[1].Err != nil {
+		t.Errorf("b: %v %v, want configured", events[1].Outcome, events[1].Err)
+	}
+	if got := dataOf(w.read(configMaps, "a"), "k"); got != "theirs" {
+		t.Errorf("a's data.k = %q, want the other writer's", got)
+	}
+	if got := dataOf(w.read(configMaps, "b"), "k"); got != "2" {
+		t.Errorf("b's data.k = %q, want the plan's", got)
+	}
+}
+
+// TestExecuteWritesPastAnUnrelatedChange: a change since the plan to a
+// field the plan neither writes nor read moves the resourceVersion; the
+// item is written with the new one, and both changes stay.
+func TestExecuteWritesPastAnUnrelatedChange(t *testing.T) {
+	w := newPlanWorld(t, "plan-unrelated")
+	w.mustApply(w.configMap("a", map[string]any{"k": "1"}))
+	p := w.plan(w.configMap("a", map[string]any{"k": "2"}))
+	w.mergePatch(configMaps, "a", `{"metadata":{"labels":{"team":"x"}},"data":{"other":"theirs"}}`)
+	events := w.execute(p, apply.ExecuteOptions{})
+	if events[0].Outcome != apply.Configured || events[0].Err != nil {
+		t.Fatalf("a: %v %v, want configured", events[0].Outcome, events[0].Err)
+	}
+	live := w.read(configMaps, "a")
+	if dataOf(live, "k") != "2" || dataOf(live, "other") != "theirs" || live.GetLabels()["team"] != "x" {
+		t.Errorf("live a = %v, want the plan's data.k and the other writer's fields", live.Object)
+	}
+}
+
+// TestExecuteThenPlanIsUnchanged: creates and patches executed from a
+// saved plan leave the objects as Apply would: planned again, every item
+// is unchanged. A second Execute of the same plan refuses its create.
+func TestExecuteThenPlanIsUnchanged(t *testing.T) {
+	w := newPlanWorld(t, "plan-again")
+	w.mustApply(w.configMap("old", map[string]any{"k": "1", "gone": "x"}))
+	objects := []*unstructured.Unstructured{w.configMap("old", map[string]any{"k": "2"}), w.configMap("new", map[string]any{"k": "1"})}
+	p, _ := w.roundTrip(w.plan(objects...))
+	events := w.execute(p, apply.ExecuteOptions{})
+	failOnFailures(t, events)
+	for _, it := range w.plan(objects...).Items {
+		if it.Action != plan.Unchanged {
+			t.Errorf("%s planned again: %s, want unchanged", it.ID, it.Action)
+		}
+	}
+	if _, found := w.read(configMaps, "old").Object["data"].(map[string]any)["gone"]; found {
+		t.Errorf("old kept data.gone, which the file dropped")
+	}
+	again := w.execute(p, apply.ExecuteOptions{})
+	for i, it := range p.Items {
+		if it.Action == plan.Create && (again[i].Outcome != apply.Failed || !errors.Is(again[i].Err, plan.ErrChanged)) {
+			t.Errorf("%s executed twice: %v %v, want refused as created since", it.ID, again[i].Outcome, again[i].Err)
+		}
+	}
+}
+
+// TestExecuteSecretNeedsTheFiles: a saved plan keeps a Secret's values
+// as digests; executed without the files' objects the Secret is refused,
+// with them it is written with the files' values.
+func TestExecuteSecretNeedsTheFiles(t *testing.T) {
+	w := newPlanWorld(t, "plan-secret")
+	secret := func() *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{"name": "s", "namespace": w.ns}, "stringData": map[string]any{"password": "hunter2-plan"}}}
+	}
+	p, doc := w.roundTrip(w.plan(secret()))
+	if strings.Contains(doc, "hunter2-plan") {
+		t.Fatalf("the plan document holds the Secret's value")
+	}
+	events := w.execute(p, apply.ExecuteOptions{})
+	if events[0].Outcome != apply.Failed || !strings.Contains(events[0].Err.Error(), "ExecuteOptions.Objects") {
+		t.Fatalf("without the files: %v %v, want refused", events[0].Outcome, events[0].Err)
+	}
+	events = w.execute(p, apply.ExecuteOptions{Objects: apply.Input{Objects: []*unstructured.Unstructured{secret()}}})
+	if events[0].Outcome != apply.Created || events[0].Err != nil {
+		t.Fatalf("with the files: %v %v, want created", events[0].Outcome, events[0].Err)
+	}
+	if got := dataOf(w.read(secrets, "s"), "password"); got != "aHVudGVyMi1wbGFu" {
+		t.Errorf("data.password = %q, want base64 of the file's value", got)
+	}
+}
