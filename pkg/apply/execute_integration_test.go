@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -210,4 +211,87 @@ func TestExecuteSecretNeedsTheFiles(t *testing.T) {
 	if got := dataOf(w.read(secrets, "s"), "password"); got != "aHVudGVyMi1wbGFu" {
 		t.Errorf("data.password = %q, want base64 of the file's value", got)
 	}
+}
+
+// TestExecuteConflictBetweenCheckAndWrite: another writer changes the
+// planned field after Execute read the object and before its patch
+// arrives. The patch carries the resourceVersion it was checked at, so the
+// server refuses it (409) and the item fails naming the field — never
+// planned again over the other writer's value; a prune item whose object
+// changed the same way is refused by the delete's preconditions.
+func TestExecuteConflictBetweenCheckAndWrite(t *testing.T) {
+	w := newPlanWorld(t, "plan-conflict")
+	w.mustApply(w.configMap("a", map[string]any{"k": "1"}))
+	p := w.plan(w.configMap("a", map[string]any{"k": "2"}))
+	hook := &patchRecorder{
+		match: func(req *http.Request) bool {
+			return req.Method == http.MethodPatch && strings.HasSuffix(req.URL.Path, "/configmaps/a")
+		},
+		beforeFirst: func() error {
+			_, err := dyn(t).Resource(configMaps).Namespace(w.ns).Patch(context.Background(), "a", types.MergePatchType,
+				[]byte(`{"data":{"k":"theirs"}}`), metav1.PatchOptions{FieldManager: otherWriter})
+			return err
+		},
+	}
+	applier, err := newExampleApplier(hook.wrap(cluster.Config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := applier.Execute(context.Background(), p, apply.ExecuteOptions{})
+	if err != nil || hook.hookErr != nil {
+		t.Fatal(err, hook.hookErr)
+	}
+	if calls := hook.recorded(); len(calls) != 1 || calls[0].status != http.StatusConflict {
+		t.Errorf("patches sent: %+v, want one, refused with 409", calls)
+	}
+	if events[0].Outcome != apply.Failed || !errors.Is(events[0].Err, plan.ErrChanged) || !strings.Contains(events[0].Err.Error(), "data.k") {
+		t.Errorf("a: %v %v, want failed with %v naming data.k", events[0].Outcome, events[0].Err, plan.ErrChanged)
+	}
+	if got := dataOf(w.read(configMaps, "a"), "k"); got != "theirs" {
+		t.Errorf("a's data.k = %q, want the other writer's", got)
+	}
+}
+
+// TestExecutePruneItem: a plan asked to prune holds a Prune item for the
+// member the files dropped; executed, it deletes that object, and a
+// member changed since the plan is refused instead.
+func TestExecutePruneItem(t *testing.T) {
+	w := newPlanWorld(t, "plan-prune")
+	labelled := func(name string) *unstructured.Unstructured {
+		cm := w.configMap(name, map[string]any{"k": "1"})
+		cm.SetLabels(map[string]string{"plan-prune": "yes"})
+		return cm
+	}
+	w.mustApply(labelled("keep"), labelled("drop"), labelled("changed"))
+	opts := apply.PlanOptions{Prune: true, Selector: "plan-prune=yes", PruneAllowlist: []string{"/v1/ConfigMap"}}
+	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{labelled("keep")}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pruned := map[string]bool{}
+	for _, it := range p.Items {
+		if it.Action == plan.Prune {
+			pruned[it.ID.Name] = true
+		}
+	}
+	if len(pruned) != 2 || !pruned["drop"] || !pruned["changed"] {
+		t.Fatalf("prune items %v, want drop and changed", pruned)
+	}
+	if _, err := dyn(t).Resource(configMaps).Namespace(w.ns).Get(context.Background(), "drop", metav1.GetOptions{}); err != nil {
+		t.Fatalf("planning deleted drop: %v", err)
+	}
+	w.mergePatch(configMaps, "changed", `{"data":{"k":"theirs"}}`)
+	events := w.execute(p, apply.ExecuteOptions{})
+	for i, it := range p.Items {
+		switch {
+		case it.ID.Name == "drop" && events[i].Outcome != apply.Pruned:
+			t.Errorf("drop: %v %v, want pruned", events[i].Outcome, events[i].Err)
+		case it.ID.Name == "changed" && (events[i].Outcome != apply.Failed || !errors.Is(events[i].Err, plan.ErrChanged)):
+			t.Errorf("changed: %v %v, want refused as changed", events[i].Outcome, events[i].Err)
+		}
+	}
+	if _, err := dyn(t).Resource(configMaps).Namespace(w.ns).Get(context.Background(), "drop", metav1.GetOptions{}); err == nil {
+		t.Errorf("drop is still there")
+	}
+	w.read(configMaps, "changed")
 }
