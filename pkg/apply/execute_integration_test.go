@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -294,4 +295,77 @@ func TestExecutePruneItem(t *testing.T) {
 		t.Errorf("drop is still there")
 	}
 	w.read(configMaps, "changed")
+}
+
+// TestPlanCustomResourceOfANewCRD: a CRD and its custom resource, neither
+// on the server: the plan maps and plans the resource by the file's CRD
+// (nothing is created while planning); Execute creates the CRD, waits
+// for it to be established and creates the resource.
+func TestPlanCustomResourceOfANewCRD(t *testing.T) {
+	w := newPlanWorld(t, "plan-crd")
+	routes := keyedKind{group: "plan.kapply.test"}
+	objects, err := decodeAll(routes.crd() + "---\n" + routes.route("a1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed atomic.Int32
+	opts := apply.PlanOptions{Namespace: w.ns, OnItem: func(int, plan.Item, *unstructured.Unstructured) { streamed.Add(1) }}
+	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: objects}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) != 2 || p.Items[0].Action != plan.Create || p.Items[1].Action != plan.Create || streamed.Load() != 2 {
+		t.Fatalf("items %+v (%d streamed), want two creates", p.Items, streamed.Load())
+	}
+	if p.Cluster.Server == "" || p.Cluster.ID == "" {
+		t.Errorf("cluster %+v, want the server and kube-system's UID", p.Cluster)
+	}
+	if _, err := dyn(t).Resource(routes.gvr()).Namespace(w.ns).Get(context.Background(), "r", metav1.GetOptions{}); err == nil {
+		t.Fatalf("planning created the resource")
+	}
+	events := w.execute(p, apply.ExecuteOptions{})
+	failOnFailures(t, events)
+	if events[1].Outcome != apply.Created {
+		t.Errorf("route: %v, want created", events[1].Outcome)
+	}
+	if _, err := dyn(t).Resource(routes.gvr()).Namespace(w.ns).Get(context.Background(), "r", metav1.GetOptions{}); err != nil {
+		t.Errorf("reading the route: %v", err)
+	}
+}
+
+// TestPlanServerDryRunAndServerSide: a server dry run puts the server's
+// answer in the item and changes nothing; a server-side plan holds an
+// apply item that Execute sends under kubectl's server-side manager.
+func TestPlanServerDryRunAndServerSide(t *testing.T) {
+	w := newPlanWorld(t, "plan-dryrun")
+	w.mustApply(w.configMap("a", map[string]any{"k": "1"}))
+	want := w.configMap("a", map[string]any{"k": "2"})
+	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{want}}, apply.PlanOptions{ServerDryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	result := &unstructured.Unstructured{Object: p.Items[0].DryRunResult}
+	if dataOf(result, "k") != "2" || dataOf(w.read(configMaps, "a"), "k") != "1" {
+		t.Errorf("dry run result %v, live %v: want the result with k=2, live unchanged", result.Object, w.read(configMaps, "a").Object)
+	}
+	p, err = w.applier.Plan(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{w.configMap("a", map[string]any{"k": "3"})}}, apply.PlanOptions{ServerSide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Items[0].Action != plan.Apply {
+		t.Fatalf("server-side item %s, want apply", p.Items[0].Action)
+	}
+	events := w.execute(p, apply.ExecuteOptions{})
+	failOnFailures(t, events)
+	live := w.read(configMaps, "a")
+	if dataOf(live, "k") != "3" {
+		t.Errorf("data.k = %q, want 3", dataOf(live, "k"))
+	}
+	managers := map[string]bool{}
+	for _, m := range live.GetManagedFields() {
+		managers[m.Manager+"/"+string(m.Operation)] = true
+	}
+	if !managers[apply.ServerSideFieldManager+"/Apply"] {
+		t.Errorf("managers %v, want %s applying", managers, apply.ServerSideFieldManager)
+	}
 }

@@ -97,18 +97,18 @@ func (r *runner) planPatch(ctx context.Context, client dynamic.ResourceInterface
 }
 
 // planServerSide is the server-side apply item of the object: the apply
-// configuration serverSideApply sends. Under kubectl's manager the server
-// writes the record itself, and a Secret's record or another manager's is
-// left out, so the body carries none then.
+// configuration serverSideApply sends, without the last-applied record, as
+// its server dry run sends it (under kubectl's manager the server rewrites
+// an existing record itself; under another, or for a Secret, none is
+// kept). The extra requests by which Apply shares the record's ownership
+// with kubectl are not part of a plan.
 func (r *runner) planServerSide(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured) (plan.Item, Event, error) {
 	body, warnings, err := r.serverSideBody(o, live)
 	ev := o.event(Event{Live: live, Warnings: warnings})
 	if err != nil {
 		return plan.Item{}, ev, err
 	}
-	if r.redactsSecretRecord(o) || r.opts.FieldManager != ServerSideFieldManager {
-		body = withoutRecord(body)
-	}
+	body = withoutRecord(body)
 	it, err := plan.NewServerSide(body, live, o.Source)
 	if err != nil {
 		return it, ev, err

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/csaupgrade"
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kapply/kapply/pkg/plan"
@@ -35,7 +36,7 @@ func (r *runner) sendItem(ctx context.Context, o *object, it plan.Item, live *un
 			return err
 		})
 	case plan.Update, plan.Apply:
-		written, err = r.sendItemPatch(ctx, client, o, it, rv)
+		written, err = r.sendItemPatch(ctx, client, o, it, live, rv)
 	case plan.Prune, plan.Delete:
 		return r.sendRemoval(ctx, client, o, it, live, rv)
 	default:
@@ -61,8 +62,18 @@ func (r *runner) managerOf(it plan.Item) string {
 	return ClientSideFieldManager
 }
 
-// sendItemPatch sends the item's patch with rv as its precondition.
-func (r *runner) sendItemPatch(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, rv string) (*unstructured.Unstructured, error) {
+// sendItemPatch sends the item's patch with rv as its precondition. An
+// apply item first moves client-side apply's fields to its manager, as
+// serverSideApply does, under the same precondition; the patch then
+// requires the resourceVersion that write gave.
+func (r *runner) sendItemPatch(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, live *unstructured.Unstructured, rv string) (*unstructured.Unstructured, error) {
+	if it.Action == plan.Apply && live != nil {
+		upgraded, err := r.upgradeOnce(ctx, client, live, r.managerOf(it))
+		if err != nil {
+			return nil, err
+		}
+		rv = upgraded.GetResourceVersion()
+	}
 	patch, err := it.Patch.WithResourceVersion(rv)
 	if err != nil {
 		return nil, err
@@ -144,4 +155,21 @@ func patchSetsStatus(p plan.Patch) bool {
 	}
 	_, ok := body["status"]
 	return ok
+}
+
+// upgradeOnce moves the fields client-side apply owns on live (verified,
+// so its resourceVersion is the one required) to manager: one attempt, the
+// patch testing the resourceVersion first; a conflict is a change since
+// the check. live is returned when there is nothing to move.
+func (r *runner) upgradeOnce(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), manager)
+	if err != nil || patch == nil {
+		return live, err
+	}
+	var upgraded *unstructured.Unstructured
+	err = r.retryTransient(ctx, func() error {
+		upgraded, err = client.Patch(ctx, live.GetName(), types.JSONPatchType, patch, metav1.PatchOptions{})
+		return err
+	})
+	return upgraded, err
 }
