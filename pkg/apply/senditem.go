@@ -29,14 +29,16 @@ func (r *runner) sendItem(ctx context.Context, o *object, it plan.Item, live *un
 	case plan.Unchanged:
 		ev.Outcome, ev.Result = Unchanged, live
 		return ev
-	case plan.Create:
-		body := &unstructured.Unstructured{Object: it.Merged}
-		err = r.retryTransient(ctx, func() error {
-			written, err = r.sendCreate(ctx, client, o, body, metav1.CreateOptions{FieldManager: r.managerOf(it), FieldValidation: r.opts.FieldValidation})
-			return err
-		})
-	case plan.Update, plan.Apply:
-		written, err = r.sendItemPatch(ctx, client, o, it, live, rv)
+	case plan.Apply:
+		if live != nil {
+			if live, err = r.upgradeOnce(ctx, client, live, r.managerOf(it)); err != nil {
+				break
+			}
+			rv = live.GetResourceVersion()
+		}
+		written, err = r.writeItem(ctx, client, o, it, rv)
+	case plan.Create, plan.Update:
+		written, err = r.writeItem(ctx, client, o, it, rv)
 	case plan.Prune, plan.Delete:
 		return r.sendRemoval(ctx, client, o, it, live, rv)
 	default:
@@ -62,33 +64,38 @@ func (r *runner) managerOf(it plan.Item) string {
 	return ClientSideFieldManager
 }
 
-// sendItemPatch sends the item's patch with rv as its precondition. An
-// apply item first moves client-side apply's fields to its manager, as
-// serverSideApply does, under the same precondition; the patch then
-// requires the resourceVersion that write gave.
-func (r *runner) sendItemPatch(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, live *unstructured.Unstructured, rv string) (*unstructured.Unstructured, error) {
-	if it.Action == plan.Apply && live != nil {
-		upgraded, err := r.upgradeOnce(ctx, client, live, r.managerOf(it))
-		if err != nil {
-			return nil, err
-		}
-		rv = upgraded.GetResourceVersion()
+// writeItem sends a create, patch or apply item — Execute's write of a
+// verified item and Apply's of the object it just planned — and returns
+// the server's answer: a patch carrying rv as its precondition (none when
+// rv is empty, as Apply sends it), in the run's dry-run mode, under the
+// run's field manager (kubectl's for the kind of write when unset), with
+// its field validation and, for an apply, --force-conflicts.
+func (r *runner) writeItem(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, rv string) (*unstructured.Unstructured, error) {
+	var written *unstructured.Unstructured
+	if it.Action == plan.Create {
+		body := &unstructured.Unstructured{Object: it.Merged}
+		opts := metav1.CreateOptions{FieldManager: r.managerOf(it), DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation}
+		err := r.retryTransient(ctx, func() error {
+			var err error
+			written, err = r.sendCreate(ctx, client, o, body, opts)
+			return err
+		})
+		return written, err
 	}
 	patch, err := it.Patch.WithResourceVersion(rv)
 	if err != nil {
 		return nil, err
 	}
-	opts := metav1.PatchOptions{FieldManager: r.managerOf(it), FieldValidation: r.opts.FieldValidation}
+	opts := metav1.PatchOptions{FieldManager: r.managerOf(it), DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation}
 	if it.Action == plan.Apply {
 		force := r.opts.ForceConflicts
 		opts.Force = &force
 	}
-	var patched *unstructured.Unstructured
 	err = r.retryTransient(ctx, func() error {
-		patched, err = r.sendPatch(ctx, client, o, patch.Type.K8s(), patch.Data, opts)
+		written, err = r.sendPatch(ctx, client, o, patch.Type.K8s(), patch.Data, opts)
 		return err
 	})
-	return patched, err
+	return written, err
 }
 
 // sendRemoval deletes the item's object if it is still the one planned
@@ -158,9 +165,11 @@ func patchSetsStatus(p plan.Patch) bool {
 }
 
 // upgradeOnce moves the fields client-side apply owns on live (verified,
-// so its resourceVersion is the one required) to manager: one attempt, the
-// patch testing the resourceVersion first; a conflict is a change since
-// the check. live is returned when there is nothing to move.
+// so its resourceVersion is the one required) to manager, as
+// serverSideApply does before its patch: one attempt, the patch testing
+// the resourceVersion first; a conflict is a change since the check. live
+// is returned when there is nothing to move; the apply then requires the
+// resourceVersion of the object returned.
 func (r *runner) upgradeOnce(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
 	patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), manager)
 	if err != nil || patch == nil {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // resource is the client for the object's resource and namespace.
@@ -76,11 +77,7 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 	if r.opts.DryRun == ClientDryRun {
 		return o.event(Event{Outcome: Created, Result: body, Warnings: warnings})
 	}
-	var created *unstructured.Unstructured
-	err = r.retryTransient(ctx, func() error {
-		created, err = r.sendCreate(ctx, client, o, body, metav1.CreateOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation})
-		return err
-	})
+	created, err := r.writeItem(ctx, client, o, plan.Item{Action: plan.Create, Merged: body.Object}, "")
 	if apierrors.IsAlreadyExists(err) {
 		// Someone created it since it was read: merge into theirs.
 		live, getErr := r.get(ctx, client, o)
