@@ -34,9 +34,14 @@ check:
 	$(GO) vet -tags gendocs ./cmd/kapply
 	$(GO) mod tidy -diff
 
-## test: checks, then every test with the race detector, integration tests on a local cluster
+## test: checks, then every test with the race detector, integration tests on a local cluster;
+## then, without it (thorough: all their generated input), the differential and fuzz-seed tests
+## of the hand-written parts against the libraries they replace (docs/guarantees.md)
 test: k8s-bin check
 	$(GO) test -race -count=1 -timeout 60m ./...
+	$(GO) test -count=1 -timeout 10m -run '$(HANDWRITTEN_TESTS)' ./pkg/diff ./pkg/load ./pkg/apply
+
+HANDWRITTEN_TESTS := ^(TestEmitYAML|TestKeyLess|FuzzYAMLEmit|TestFastYAML|FuzzFastYAML|TestReadLocal|FuzzReadLocal|TestDecodeList|TestDecodeWritten|FuzzDecodeList|FuzzDecodeWritten|TestWritesThroughTheListsClientAreTheDynamicClients)
 
 ## unit: the tests that need no cluster
 unit:

@@ -30,6 +30,7 @@ type applyOptions struct {
 	mergeKeys    []string
 	mergeKeyFile string
 	parallel     int
+	chunkSize    int64
 	dryRun       string
 	validate     string
 	output       string
@@ -120,6 +121,7 @@ reason, and the exit code is 1.`,
 	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys: 'KIND[.GROUP][/VERSION]:PATH=KEY[,KEY]' or ':PATH:set' (repeatable; see docs/merge-keys.md)")
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to apply at once")
+	addChunkSizeFlag(cmd, &opts.chunkSize)
 	addKubectlDryRunFlag(cmd, &opts.dryRun, `"none", "client" (compute every change locally, send nothing; also a bare --dry-run, deprecated as in kubectl) or "server" (the server's dry run: admission and defaulting show, nothing is stored)`)
 	addValidateFlag(cmd, &opts.validate)
 	flags.StringVarP(&opts.output, "output", "o", "", `print "name", "yaml", "json" or "kyaml" of what was applied instead of the kubectl-style lines`)
@@ -245,6 +247,7 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		FieldValidation:  validation,
 		Timeout:          opts.timeout,
 		Parallel:         opts.parallel,
+		ChunkSize:        chunkSizeOption(opts.chunkSize),
 		DryRun:           dryRun,
 		Prune:            opts.prune.enabled,
 		ApplySet:         opts.prune.applySet,

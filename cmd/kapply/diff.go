@@ -35,6 +35,7 @@ type diffOptions struct {
 	mergeKeys    []string
 	mergeKeyFile string
 	parallel     int
+	chunkSize    int64
 	dryRun       string
 	local        bool
 	serverSide   bool
@@ -99,6 +100,7 @@ objects were diffed and others failed).`,
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to diff at once")
 	flags.IntVar(&opts.parallel, "concurrency", apply.DefaultParallel, "the same as --parallel (kubectl diff's name)")
+	addChunkSizeFlag(cmd, &opts.chunkSize)
 	flags.BoolVar(&opts.serverSide, "server-side", false, "compute the result as apply --server-side would: the server's dry run of the apply patch")
 	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own, as apply --force-conflicts would")
 	flags.StringVar(&opts.dryRun, "dry-run", "server", `how the result is computed: "server" (the server's dry run) or "client" (locally)`)
@@ -225,7 +227,7 @@ func compareEvent(ev apply.Event, opts diff.Options) comparedEvent {
 func (opts diffOptions) asApply(dryRun string) applyOptions {
 	return applyOptions{filenames: opts.filenames, recursive: opts.recursive, kustomize: opts.kustomize,
 		selector: opts.selector, fieldManager: opts.fieldManager, mergeKeys: opts.mergeKeys,
-		mergeKeyFile: opts.mergeKeyFile, parallel: opts.parallel, dryRun: dryRun, prune: opts.prune,
+		mergeKeyFile: opts.mergeKeyFile, parallel: opts.parallel, chunkSize: opts.chunkSize, dryRun: dryRun, prune: opts.prune,
 		serverSide: opts.serverSide, force: opts.force}
 }
 
@@ -245,7 +247,8 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	}
 	runOpts, _, err := opts.asApply(dryRun).toRun(getter)
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
-		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color}}
+		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color,
+		AllSides: externalDiff() != "" && !opts.summary}}
 	return runOpts, printer, err
 }
 

@@ -222,7 +222,10 @@ func TestDiffExternalProgram(t *testing.T) {
 	t.Setenv(kapplyExternalDiff, script(t, `cd "$1/.." && find LIVE MERGED -type f | sort && cat "$2"/*; exit 1`))
 	t.Setenv(kubectlExternalDiff, script(t, "exit 7"))
 	r := kapply(t, "diff", "-f", dir, "-n", ns)
-	for _, want := range []string{"LIVE/apps.v1.Deployment." + ns + ".web", "MERGED/v1.ConfigMap." + ns + ".new", "MERGED/v1.Secret." + ns + ".creds"} {
+	// The unchanged Service too: the program is given every object, as by
+	// kubectl, though the unified diff renders only those that differ.
+	for _, want := range []string{"LIVE/apps.v1.Deployment." + ns + ".web", "MERGED/v1.ConfigMap." + ns + ".new", "MERGED/v1.Secret." + ns + ".creds",
+		"LIVE/v1.Service." + ns + ".api", "MERGED/v1.Service." + ns + ".api"} {
 		if !strings.Contains(r.stdout, want+"\n") {
 			t.Errorf("the program did not see %s:\n%s", want, r.stdout)
 		}

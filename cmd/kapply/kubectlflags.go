@@ -10,6 +10,23 @@ import (
 	"github.com/kapply/kapply/pkg/apply"
 )
 
+// addChunkSizeFlag adds kubectl's --chunk-size (cmdutil.AddChunkSizeFlag:
+// the same name, default and words): the objects each LIST asks for per
+// page; 0 lists in one answer.
+func addChunkSizeFlag(cmd *cobra.Command, chunkSize *int64) {
+	cmd.Flags().Int64Var(chunkSize, "chunk-size", apply.DefaultChunkSize,
+		"Return large lists in chunks rather than all at once. Pass 0 to disable.")
+}
+
+// chunkSizeOption is --chunk-size as apply.Options.ChunkSize takes it,
+// where 0 means the default and a negative size no chunks.
+func chunkSizeOption(flag int64) int64 {
+	if flag <= 0 {
+		return -1
+	}
+	return flag
+}
+
 // bareDryRun is the value of a --dry-run given without one: kubectl's
 // NoOptDefVal, which means "client", with a warning.
 const bareDryRun = "unchanged"

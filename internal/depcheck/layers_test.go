@@ -10,13 +10,13 @@ const module = "github.com/kapply/kapply/"
 
 // layers are the packages of pkg/ by tier; a package may import those of
 // lower tiers only, so the arrows of the package map stay one-way:
-// cmd → load, apply, diff → plan → merge, ownership → lastapplied, schema,
-// export → fieldpath. pkg/apply builds on the tiers below it but not on
-// load: it takes plain objects (see TestLibraryTakesNoCLI).
+// cmd → load, apply, diff → plan → merge, ownership, cluster → lastapplied,
+// schema, export → fieldpath. pkg/apply builds on the tiers below it but not
+// on load: it takes plain objects (see TestLibraryTakesNoCLI).
 var layers = [][]string{
 	{"pkg/fieldpath", "pkg/secretmask"},
 	{"pkg/lastapplied", "pkg/schema"},
-	{"pkg/merge", "pkg/ownership", "pkg/export"},
+	{"pkg/merge", "pkg/ownership", "pkg/export", "pkg/cluster"},
 	{"pkg/plan"},
 	{"pkg/load", "pkg/diff", "pkg/wait"},
 	{"pkg/apply"},

@@ -28,6 +28,9 @@ type Fault struct {
 	// Retry-After header, in seconds.
 	Status     int
 	RetryAfter int
+	// Reason, with Status, is the Status body's reason ("Expired", say),
+	// which clients read to tell one 410 from another.
+	Reason string
 	// Delay waits this long before doing the rest.
 	Delay time.Duration
 	// Reset closes the client's connection without an answer (a TCP reset),
@@ -159,8 +162,8 @@ func (p *Proxy) answer(w http.ResponseWriter, fault Fault) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(fault.Status)
-	body := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":%d,"message":"injected by the test proxy: %s"}`,
-		fault.Status, http.StatusText(fault.Status))
+	body := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":%d,"reason":%q,"message":"injected by the test proxy: %s"}`,
+		fault.Status, fault.Reason, http.StatusText(fault.Status))
 	if _, err := io.WriteString(w, body); err != nil {
 		p.t.Logf("proxy: answering %d: %v", fault.Status, err)
 	}

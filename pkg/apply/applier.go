@@ -22,7 +22,7 @@ type Clients struct {
 	// Lists, when set, serves the LISTs that read many live objects at once
 	// and the creates and patches of an apply (a REST client of
 	// dynamic.ConfigFor, as the dynamic client has, on the same transport):
-	// their answers are decoded once by jsonmap instead of twice over (see
+	// their answers are decoded once instead of twice over (see
 	// decodeList, rawwrite.go). Without it, they go through Dynamic.
 	Lists rest.Interface
 	// Mapper maps kinds to API resources. A run after the Applier's first

@@ -5,17 +5,27 @@ import (
 	"fmt"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/kapply/kapply/internal/jsonmap"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// listRaw reads one LIST response as JSON bytes through the Lists client.
-func (r *runner) listRaw(ctx context.Context, key listKey) ([]byte, error) {
+// listRaw reads one LIST response (a page: opts' limit and continue) as
+// JSON bytes through the Lists client, with opts encoded as the dynamic
+// client encodes them.
+func (r *runner) listRaw(ctx context.Context, key listKey, opts metav1.ListOptions) ([]byte, error) {
 	if err := validNamespace(key.namespace); err != nil {
 		return nil, err
 	}
-	return r.lists.Get().AbsPath(listPath(key)...).SetHeader("Accept", "application/json").Do(ctx).Raw()
+	res := r.lists.Get().AbsPath(listPath(key)...).
+		SpecificallyVersionedParams(&opts, writeParamsCodec, writeParamsVersion).
+		SetHeader("Accept", "application/json").Do(ctx)
+	// Error decodes the server's Status (its reason: Forbidden, Expired;
+	// its message); Raw's error does not.
+	if err := res.Error(); err != nil {
+		return nil, err
+	}
+	return res.Raw()
 }
 
 // listPath is the path of a LIST of key, as the dynamic client builds it.
@@ -30,20 +40,23 @@ func listPath(key listKey) []string {
 	return append(path, key.resource.Resource)
 }
 
-// decodeList decodes the items of a LIST response, each as the dynamic
+// decodeList decodes a LIST response (its metadata, with the continue
+// token and resourceVersion of a page, and its items), each item as the dynamic
 // client would (numbers kept as int64 where they are integers, keys case
 // sensitive), with the list's apiVersion and kind given to items that lack
 // them (the server leaves them out of built-in kinds' lists).
 //
-// Hand-written because apimachinery's list decoding decodes the whole
-// response into maps only to throw the items away and decode them again
-// one by one: at 10,000 objects that was half the CPU of reading them and
-// a transient copy of every live object. Here the response is decoded
-// once, by jsonmap, which gives the values apimachinery gives in a single
-// pass (encoding/json, under apimachinery, validates all its input before
-// decoding it).
-func decodeList(data []byte) ([]*unstructured.Unstructured, error) {
-	envelope, objs, err := jsonmap.List(data)
+// Not apimachinery's list decoding, which decodes the whole response into
+// maps only to throw the items away and decode them again one by one: at
+// 10,000 objects that was half the CPU of reading them and a transient
+// copy of every live object. Here the response is decoded once, by
+// apimachinery's json, and the items taken out of it.
+func decodeList(data []byte) (*unstructured.UnstructuredList, error) {
+	var envelope map[string]any
+	if err := utiljson.Unmarshal(data, &envelope); err != nil {
+		return nil, fmt.Errorf("decoding the list: %w", err)
+	}
+	objs, err := listItemsOf(envelope)
 	if err != nil {
 		return nil, fmt.Errorf("decoding the list: %w", err)
 	}
@@ -52,14 +65,37 @@ func decodeList(data []byte) ([]*unstructured.Unstructured, error) {
 	apiVersion, _ := envelope["apiVersion"].(string)
 	kind, _ := envelope["kind"].(string)
 	itemKind := strings.TrimSuffix(kind, "List")
-	items := make([]*unstructured.Unstructured, 0, len(objs))
-	for _, obj := range objs {
-		item := &unstructured.Unstructured{Object: obj}
+	list := &unstructured.UnstructuredList{Object: envelope, Items: make([]unstructured.Unstructured, len(objs))}
+	for i, obj := range objs {
+		item := &list.Items[i]
+		item.Object = obj
 		if item.GetKind() == "" && item.GetAPIVersion() == "" {
 			item.SetKind(itemKind)
 			item.SetAPIVersion(apiVersion)
 		}
-		items = append(items, item)
+	}
+	return list, nil
+}
+
+// listItemsOf takes the items out of a decoded LIST response: the elements
+// of its "items" array (null: a nil map). No "items", or a null one, is no
+// items; an "items" that is not an array, or an element that is not an
+// object, is an error.
+func listItemsOf(envelope map[string]any) ([]map[string]any, error) {
+	raw := envelope["items"]
+	delete(envelope, "items")
+	if raw == nil {
+		return nil, nil
+	}
+	elems, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("the list's items are a JSON %T, not an array", raw)
+	}
+	items := make([]map[string]any, len(elems))
+	for i, elem := range elems {
+		if items[i], ok = elem.(map[string]any); !ok && elem != nil {
+			return nil, fmt.Errorf("item %d of the list is a JSON %T, not an object", i, elem)
+		}
 	}
 	return items, nil
 }

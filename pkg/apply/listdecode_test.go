@@ -26,10 +26,11 @@ func TestDecodeListAgreesWithApimachinery(t *testing.T) {
 			if err := want.UnmarshalJSON([]byte(data)); err != nil {
 				t.Fatalf("apimachinery: %v", err)
 			}
-			got, err := decodeList([]byte(data))
+			list, err := decodeList([]byte(data))
 			if err != nil {
 				t.Fatalf("decodeList: %v", err)
 			}
+			got := list.Items
 			if len(got) != len(want.Items) {
 				t.Fatalf("%d items, apimachinery has %d", len(got), len(want.Items))
 			}

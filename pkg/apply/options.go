@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
 	"github.com/kapply/kapply/pkg/schema"
@@ -71,6 +72,10 @@ type Options struct {
 	// that neither show them nor read owners from them; server-side apply,
 	// which upgrades client-side owners, reads them anyway.
 	NoManagedFields bool
+	// ChunkSize is the number of objects each LIST asks for per page
+	// (limit, then continue); 0 means cluster.DefaultChunkSize, kubectl's
+	// 500, and a negative size lists in one answer.
+	ChunkSize int64
 	// Backoff spaces the attempts at requests an unavailable server did not
 	// take; zero means DefaultBackoff.
 	Backoff wait.Backoff
@@ -143,7 +148,18 @@ const (
 const (
 	// DefaultParallel is how many objects a run applies at once.
 	DefaultParallel = 16
+	// DefaultChunkSize is the objects a LIST asks for per page: kubectl's
+	// --chunk-size default.
+	DefaultChunkSize = cluster.DefaultChunkSize
 )
+
+// chunkSize is the page size of the run's LISTs for cluster.EachItem.
+func (o Options) chunkSize() int64 {
+	if o.ChunkSize == 0 {
+		return cluster.DefaultChunkSize
+	}
+	return max(o.ChunkSize, 0)
+}
 
 func (o Options) withDefaults() Options {
 	switch {

@@ -58,6 +58,9 @@ func (d declared) has(live *unstructured.Unstructured) bool {
 	return d.uids.Has(live.GetUID()) || d.keys.Has(keyOfObject(live))
 }
 
+// lacks tells a live object the run did not apply: a candidate to prune.
+func (d declared) lacks(live *unstructured.Unstructured) bool { return !d.has(live) }
+
 // neverPrunedImplicitly are the kinds whose deletion takes everything in them
 // or data with them; kubectl's old prune deleted them on a label match.
 var neverPrunedImplicitly = sets.New(namespaceGK, schema.GroupKind{Kind: "PersistentVolume"})
@@ -109,7 +112,7 @@ func (r *runner) pruneApplySet(ctx context.Context, s *applySet, keep declared) 
 			events = append(events, pruneFailed(fmt.Errorf("pruning %s: %w", gk, err)))
 			continue
 		}
-		more, err := r.listCandidates(ctx, mapping, s.currentNamespaces.Union(s.updatedNamespaces), selector)
+		more, err := r.listCandidates(ctx, mapping, s.currentNamespaces.Union(s.updatedNamespaces), selector, keep.lacks)
 		if err != nil {
 			events = append(events, pruneFailed(err))
 		}
@@ -125,26 +128,25 @@ func (r *runner) pruneApplySet(ctx context.Context, s *applySet, keep declared) 
 	return events
 }
 
-// listCandidates lists the objects of one resource matching the selector,
-// in each namespace for a namespaced resource.
-func (r *runner) listCandidates(ctx context.Context, mapping *meta.RESTMapping, namespaces sets.Set[string], selector string) ([]candidate, error) {
+// listCandidates lists, page by page, the objects of one resource matching
+// the selector, in each namespace for a namespaced resource, and keeps
+// those wanted says pruning may delete (the others go with their page).
+func (r *runner) listCandidates(ctx context.Context, mapping *meta.RESTMapping, namespaces sets.Set[string], selector string, wanted func(*unstructured.Unstructured) bool) ([]candidate, error) {
 	scopes := sets.List(namespaces)
 	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 		scopes = []string{""}
 	}
 	var found []candidate
 	for _, ns := range scopes {
-		var list *unstructured.UnstructuredList
-		err := r.retryTransient(ctx, func() error {
-			var err error
-			list, err = r.dynamic.Resource(mapping.Resource).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
-			return err
+		key := listKey{resource: mapping.Resource, namespace: ns}
+		err := r.eachListed(ctx, key, metav1.ListOptions{LabelSelector: selector}, func(live *unstructured.Unstructured) error {
+			if wanted(live) {
+				found = append(found, candidate{mapping: mapping, live: live})
+			}
+			return nil
 		})
 		if err != nil {
 			return found, fmt.Errorf("listing %s in %q to prune: %w", mapping.Resource.Resource, ns, err)
-		}
-		for i := range list.Items {
-			found = append(found, candidate{mapping: mapping, live: &list.Items[i]})
 		}
 	}
 	return found, nil
@@ -188,15 +190,13 @@ func (r *runner) pruneBySelector(ctx context.Context, objects []*object, keep de
 	var found []candidate
 	var events []Event
 	for _, mapping := range mappings {
-		more, err := r.listCandidates(ctx, mapping, namespaces, r.opts.Selector)
+		more, err := r.listCandidates(ctx, mapping, namespaces, r.opts.Selector, func(live *unstructured.Unstructured) bool {
+			return keep.lacks(live) && lastapplied.HasRecord(live)
+		})
 		if err != nil {
 			events = append(events, pruneFailed(err))
 		}
-		for _, c := range more {
-			if lastapplied.HasRecord(c.live) {
-				found = append(found, c)
-			}
-		}
+		found = append(found, more...)
 	}
 	return append(events, r.deleteUndeclared(ctx, found, keep, allowed)...)
 }

@@ -127,7 +127,7 @@ func comparable(ev apply.Event) string {
 }
 
 // TestWritesThroughTheListsClientAreTheDynamicClients: creates and patches
-// sent through the Lists client (decoded by jsonmap, bodies encoded by it)
+// sent through the Lists client (decoded once, bodies encoded by encoding/json)
 // are, request for request, those of the dynamic client, and give the same
 // events: results, server errors and warnings, client-side refusals — on
 // namespaced and cluster-scoped kinds, a Secret, a create and an update,

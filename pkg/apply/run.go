@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -35,6 +36,8 @@ type runner struct {
 	done        atomic.Int64
 	// retries is the run's one rule for answers that say "try again".
 	retries *retries
+	// listSlots bounds the run's LISTs open at once (eachListed).
+	listSlots chan struct{}
 	// planning, when set, makes the run Applier.Plan's: each object is
 	// planned (planOne) instead of written.
 	planning *planSink
@@ -147,8 +150,8 @@ func (a *Applier) runner(ctx context.Context, opts Options) (*runner, error) {
 	if a.ran.Swap(true) {
 		meta.MaybeResetRESTMapper(c.Mapper)
 	}
-	r := &runner{opts: opts, dynamic: c.Dynamic, lists: c.Lists, discovery: c.Discovery,
-		host: c.Host, retries: newRetries(opts, c.RequestTimeout)}
+	r := &runner{opts: opts, dynamic: c.Dynamic, lists: rawClient(c.Lists), discovery: c.Discovery,
+		host: c.Host, retries: newRetries(opts, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
 	r.runAnswers = newRunAnswers(ctx, c, builtins.Recognizes, r.retryTransient)
 	return r, nil
 }

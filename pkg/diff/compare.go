@@ -23,7 +23,9 @@ type Comparison struct {
 	isRendered bool
 }
 
-// Compare hides noise, masks Secret values and renders both sides of obj.
+// Compare hides noise, masks Secret values, decides the outcome by value
+// (fieldpath.Equal) and renders both sides of obj when it differs (of
+// every object under Options.AllSides).
 // Neither side is modified. The comparison keeps the rendered YAML, not the
 // objects: its Object has no Live nor After, so that a diff of many objects
 // does not hold each one twice more while it prints.
@@ -37,7 +39,14 @@ func Compare(obj Object, opts Options) (Comparison, error) {
 	if !opts.ShowSecrets && secret {
 		live, after = maskSecret(live, after)
 	}
-	c := Comparison{Object: obj, Fields: countDiff(live, after)}
+	c := Comparison{Object: obj, Fields: countDiff(live, after), secret: secret}
+	c.Outcome = outcome(live, after, obj.After == nil)
+	c.Object.Live, c.Object.After = nil, nil
+	// An unchanged object prints nothing: its sides are rendered only for
+	// an external program, which is given every object, as by kubectl.
+	if c.Outcome == Unchanged && !opts.AllSides {
+		return c, nil
+	}
 	var err error
 	if c.Live, err = toYAML(live); err != nil {
 		return c, fmt.Errorf("rendering live %s: %w", obj.Ref, err)
@@ -45,9 +54,6 @@ func Compare(obj Object, opts Options) (Comparison, error) {
 	if c.After, err = toYAML(after); err != nil {
 		return c, fmt.Errorf("rendering merged %s: %w", obj.Ref, err)
 	}
-	c.Outcome = outcome(live, after, obj.After == nil)
-	c.secret = secret
-	c.Object.Live, c.Object.After = nil, nil
 	return c, nil
 }
 

@@ -332,3 +332,24 @@ func writeScript(t *testing.T, body string) string {
 	}
 	return path
 }
+
+// An unchanged object is decided by value and not rendered, unless every
+// side is wanted (an external program); a changed one always is.
+func TestCompareRendersOnlyWhatDiffers(t *testing.T) {
+	obj := func(v string) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c"}, "data": map[string]any{"k": v}}
+	}
+	same, err := Compare(Object{Ref: "configmap/c", Live: obj("a"), After: obj("a")}, Options{})
+	if err != nil || same.Outcome != Unchanged || same.Live != "" || same.After != "" {
+		t.Errorf("unchanged: outcome %v, live %q, after %q, err %v; want Unchanged and nothing rendered", same.Outcome, same.Live, same.After, err)
+	}
+	all, err := Compare(Object{Ref: "configmap/c", Live: obj("a"), After: obj("a")}, Options{AllSides: true})
+	want := "apiVersion: v1\ndata:\n  k: a\nkind: ConfigMap\nmetadata:\n  name: c\n"
+	if err != nil || all.Outcome != Unchanged || all.Live != want || all.After != want {
+		t.Errorf("unchanged, AllSides: outcome %v, live %q, after %q, err %v; want both sides %q", all.Outcome, all.Live, all.After, err, want)
+	}
+	changed, err := Compare(Object{Ref: "configmap/c", Live: obj("a"), After: obj("b")}, Options{})
+	if err != nil || changed.Outcome != Changed || changed.Live != want || !strings.Contains(changed.After, "k: b\n") {
+		t.Errorf("changed: outcome %v, live %q, after %q, err %v", changed.Outcome, changed.Live, changed.After, err)
+	}
+}

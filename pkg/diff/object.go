@@ -42,6 +42,9 @@ type Options struct {
 	Explain bool
 	// Color marks removed, added and header lines with ANSI colours.
 	Color bool
+	// AllSides renders the sides of unchanged objects too, for an external
+	// diff program (External); otherwise only those of objects that differ.
+	AllSides bool
 }
 
 // Outcome is what apply would do to one object.

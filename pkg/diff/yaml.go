@@ -5,7 +5,11 @@ import (
 
 	goyaml "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapply/kapply/internal/offswitch"
 )
+
+var yamlEmitOn = !offswitch.Off("KAPPLY_YAMLEMIT")
 
 // toYAML renders an object as sigs.k8s.io/yaml.Marshal does, byte for byte.
 // That function encodes JSON, parses the JSON back with yaml.v2 and encodes
@@ -19,6 +23,10 @@ func toYAML(obj map[string]any) (string, error) {
 		return "", nil
 	}
 	if !direct(obj) {
+		out, err := yaml.Marshal(obj)
+		return string(out), err
+	}
+	if !yamlEmitOn {
 		out, err := yaml.Marshal(obj)
 		return string(out), err
 	}

@@ -496,6 +496,14 @@ func BenchmarkToYAML(b *testing.B) {
 				}
 			}
 		})
+		b.Run(name+"/sigsyaml", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := yaml.Marshal(obj); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run(name+"/toYAML", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -8,8 +8,6 @@ import (
 
 	"golang.org/x/sync/semaphore"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/kapply/kapply/internal/jsonmap"
 )
 
 // A compact record is kapply's own annotation, but whoever may annotate an
@@ -88,9 +86,6 @@ func withoutCompactRecord(obj map[string]any) map[string]any {
 // jsonOf is obj's JSON; empty if it has none (the floors then bound its
 // record).
 func jsonOf(obj map[string]any) []byte {
-	if out, ok := jsonmap.Append(nil, obj); ok {
-		return out
-	}
 	out, err := json.Marshal(obj)
 	if err != nil {
 		return nil

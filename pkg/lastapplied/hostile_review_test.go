@@ -88,10 +88,10 @@ func hostileCompactRecords(t *testing.T) map[string]struct{ raw, want string } {
 		"unpacked JSON, 100,000 levels":   {`{"a":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `}`, "more than 65536 JSON values"},
 		"unpacked JSON, a trailing comma": {`{"a":1,}`, "invalid character"},
 		"empty":                           {"", "unpacking it"},
-		"an array":                        {base64Of(gzipMembers(t, []byte(`[1,2]`))), "cannot decode a JSON array"},
+		"an array":                        {base64Of(gzipMembers(t, []byte(`[1,2]`))), "cannot unmarshal array"},
 		"a BOM":                           {base64Of(gzipMembers(t, []byte("\ufeff{\"a\":1}"))), "invalid character"},
 		"a NUL after the object":          {base64Of(gzipMembers(t, []byte("{\"a\":1}\x00"))), "invalid character"},
-		"a number out of range":           {base64Of(gzipMembers(t, []byte(`{"a":1e999}`))), "out of the range"},
+		"a number out of range":           {base64Of(gzipMembers(t, []byte(`{"a":1e999}`))), "cannot unmarshal number 1e999"},
 	}
 }
 
@@ -119,7 +119,7 @@ func TestHostileCompactRecordsAreRefusedCheaply(t *testing.T) {
 		// Every reader of records refuses it the same way; View shows
 		// the record's JSON as it is, refusing only what cannot be
 		// unpacked within the bound.
-		decodable := strings.Contains(c.want, "invalid character") || strings.Contains(c.want, "out of the range") || strings.Contains(c.want, "cannot decode")
+		decodable := strings.Contains(c.want, "invalid character") || strings.Contains(c.want, "cannot unmarshal")
 		if _, err := View(live, "json"); !decodable && !errors.Is(err, ErrCompactCorrupt) {
 			t.Errorf("%s: View: %v", name, err)
 		}

@@ -131,7 +131,7 @@ func TestLastAppliedReadsAnotherRecord(t *testing.T) {
 // TestEncodeIsTheUnstructuredSchemes: the record is, byte for byte, what
 // the unstructured JSON scheme writes (kubectl's encoder), on the
 // real-world corpus as loaded and as YAML decodes it (float64 numbers),
-// and on values jsonmap leaves to the scheme.
+// and on values of other Go types.
 func TestEncodeIsTheUnstructuredSchemes(t *testing.T) {
 	objs := []*unstructured.Unstructured{{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",

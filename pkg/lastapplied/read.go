@@ -1,12 +1,13 @@
 package lastapplied
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/kapply/kapply/internal/jsonmap"
 	"github.com/kapply/kapply/pkg/secretmask"
 )
 
@@ -35,12 +36,20 @@ func readKubectlRecord(raw string, live *unstructured.Unstructured) (map[string]
 	if raw == "" {
 		return nil, nil
 	}
-	// jsonmap decodes as apimachinery's json does (whole numbers int64,
-	// as unstructured objects keep them), faster: a LIST's every object
-	// may carry a record.
-	record, err := jsonmap.Object([]byte(raw))
+	record, err := decodeObject([]byte(raw))
 	if err != nil {
-		return nil, decodeError(ErrMalformed, err, live)
+		return nil, decodeError(ErrMalformed, err, []byte(raw), live)
+	}
+	return record, nil
+}
+
+// decodeObject decodes a record as kubectl does (apimachinery's json:
+// whole numbers int64, as unstructured objects keep them); JSON null is
+// no record, anything but an object an error.
+func decodeObject(data []byte) (map[string]any, error) {
+	var record map[string]any
+	if err := utiljson.Unmarshal(data, &record); err != nil {
+		return nil, err
 	}
 	return record, nil
 }
@@ -49,24 +58,40 @@ func readKubectlRecord(raw string, live *unstructured.Unstructured) (map[string]
 // kind. The decoder's text may quote the record — a number out of range
 // whole, a character of a string — so for a Secret, whose record may hold
 // its values, only where decoding stopped is told.
-func decodeError(kind, err error, live *unstructured.Unstructured) error {
+func decodeError(kind, err error, data []byte, live *unstructured.Unstructured) error {
 	if !secretmask.IsSecret(live.Object) {
 		return fmt.Errorf("%w: %w", kind, err)
 	}
-	var at *jsonmap.Error
-	if errors.As(err, &at) {
-		return fmt.Errorf("%w: the JSON is invalid at offset %d (not quoted: a Secret's record may hold its values)", kind, at.Offset)
+	if offset, ok := errorOffset(data); ok {
+		return fmt.Errorf("%w: the JSON is invalid at offset %d (not quoted: a Secret's record may hold its values)", kind, offset)
 	}
 	return fmt.Errorf("%w: the JSON is invalid (not quoted: a Secret's record may hold its values)", kind)
+}
+
+// errorOffset is where encoding/json stops decoding data: the offset its
+// syntax or type error gives (apimachinery's decoder, a copy of it, keeps
+// its error types internal). Run only on data already refused.
+func errorOffset(data []byte) (int64, bool) {
+	var v any
+	err := json.Unmarshal(data, &v)
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return syntax.Offset, true
+	case errors.As(err, &typ):
+		return typ.Offset, true
+	}
+	return 0, false
 }
 
 // readCompact decodes raw, the compact record of live, within live's bound.
 func readCompact(raw string, live *unstructured.Unstructured) (record map[string]any, err error) {
 	err = withCompactJSON(raw, live, func(data []byte) error {
 		var err error
-		switch record, err = jsonmap.Object(data); {
+		switch record, err = decodeObject(data); {
 		case err != nil:
-			return decodeError(ErrCompactCorrupt, err, live)
+			return decodeError(ErrCompactCorrupt, err, data, live)
 		case record == nil:
 			return fmt.Errorf("%w: it is null", ErrCompactCorrupt)
 		}

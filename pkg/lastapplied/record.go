@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kapply/kapply/internal/jsonmap"
 	"github.com/kapply/kapply/pkg/secretmask"
 )
 
@@ -50,11 +49,6 @@ func encode(obj *unstructured.Unstructured) ([]byte, map[string]any, error) {
 	}
 	delete(annotations, Annotation)
 	clean.SetAnnotations(annotations)
-	// jsonmap writes what the unstructured scheme writes (encoding/json,
-	// and a newline), faster; a value of another type goes to the scheme.
-	if record, ok := jsonmap.Append(nil, clean.Object); ok {
-		return append(record, '\n'), clean.Object, nil
-	}
 	var buf bytes.Buffer
 	if err := unstructured.UnstructuredJSONScheme.Encode(clean, &buf); err != nil {
 		return nil, nil, fmt.Errorf("encoding last-applied configuration: %w", err)

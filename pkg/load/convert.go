@@ -22,6 +22,7 @@ const (
 	fallbackValue    = "a value JSON cannot hold (NaN, infinity) or nesting deeper than 1000"
 	fallbackObject   = "a document the builder refuses (not a map, no kind, bad metadata)"
 	fallbackList     = "a List the builder refuses (bad items, an item without kind or version, a List in a List)"
+	fallbackOff      = "KAPPLY_LOCALREAD=off: the builder reads every input"
 )
 
 // maxDepth bounds the nesting readLocal converts. The builder's JSON

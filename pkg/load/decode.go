@@ -11,7 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/kapply/kapply/internal/offswitch"
 )
+
+// fastYAMLOn is false under KAPPLY_FASTYAML=off: every document is
+// parsed by yaml.v2 (yamlMap).
+var fastYAMLOn = !offswitch.Off("KAPPLY_FASTYAML")
 
 // yamlObject is the object the builder makes of one YAML document: an
 // *unstructured.Unstructured, an *unstructured.UnstructuredList (a map
@@ -22,7 +28,11 @@ import (
 // fails on the document, or when readLocal does not follow it. Documents
 // of the common block shape are parsed by fastYAML, to the same map.
 func yamlObject(doc []byte) (obj runtime.Object, why string) {
-	m, ok := fastYAML(doc)
+	var m map[string]any
+	ok := false
+	if fastYAMLOn {
+		m, ok = fastYAML(doc)
+	}
 	if !ok {
 		if m, why = yamlMap(doc); why != "" {
 			return nil, why

@@ -11,7 +11,13 @@ import (
 	runtimeobj "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
+
+	"github.com/kapply/kapply/internal/offswitch"
 )
+
+// localReadOn is false under KAPPLY_LOCALREAD=off: every input is still
+// read once by readInput, and its bytes are all given to the builder.
+var localReadOn = !offswitch.Off("KAPPLY_LOCALREAD")
 
 // readLocal gives, for the inputs listInputs lists for files, exactly what
 // build gives for files — the same infos in the same order, the same

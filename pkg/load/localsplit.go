@@ -22,6 +22,10 @@ func splitInput(ctx context.Context, in input, files Files) *localFile {
 		return f
 	}
 	f.checked = true
+	if !localReadOn {
+		f.fallback = fallbackOff
+		return f
+	}
 	// The builder decodes by the byte order mark, and replaces bytes that
 	// are not UTF-8.
 	if bytes.HasPrefix(f.data, []byte{0xef, 0xbb, 0xbf}) || bytes.HasPrefix(f.data, []byte{0xff, 0xfe}) ||

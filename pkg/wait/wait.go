@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/klog/v2"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/kapply/kapply/pkg/cluster"
 )
 
 // Target is one object to wait for: its API resource, namespace (empty
@@ -128,7 +130,8 @@ func run(ctx context.Context, client dynamic.Interface, targets []Target, opts O
 		opts.Timeout = time.Minute
 	}
 	w := &waiter{client: client, opts: opts, final: final, results: make([]Result, len(targets)),
-		done: make([]bool, len(targets)), uids: make([]types.UID, len(targets))}
+		done: make([]bool, len(targets)), uids: make([]types.UID, len(targets)),
+		listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
 	for i, t := range targets {
 		w.results[i] = Result{Target: t, Status: kstatus.NotFoundStatus, Reason: "NotFound", Message: "not seen yet"}
 		w.uids[i] = t.UID
@@ -195,6 +198,9 @@ type waiter struct {
 	// by its group's goroutine (a target without one takes the first
 	// object's).
 	uids []types.UID
+	// listSlots bounds the wait's LISTs open at once (its watches are not
+	// bounded: each is one idle connection).
+	listSlots chan struct{}
 
 	mu      sync.Mutex
 	results []Result

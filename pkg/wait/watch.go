@@ -105,6 +105,18 @@ func (w *waiter) listWatch(g *group, deadline time.Time, giveUp func(error)) cac
 			// "0"), which may not have the object just applied yet: a target
 			// missing there would count as deleted. Read the current state.
 			opts.FieldSelector, opts.ResourceVersion, opts.ResourceVersionMatch = selector, "", ""
+			// The informer's pager asks for pages of 500 (limit, then
+			// continue) and falls back to one answer when a continue token
+			// expires; its relists from a resourceVersion are not paged
+			// (client-go's choice, for the watch cache), and a limit set
+			// here would cut the fallback's one answer to a page. At most
+			// cluster.MaxListsInFlight pages are read at once.
+			select {
+			case w.listSlots <- struct{}{}:
+				defer func() { <-w.listSlots }()
+			case <-ctx.Done():
+				return nil, context.Cause(ctx)
+			}
 			var list *unstructured.UnstructuredList
 			err := w.retry(ctx, func() (err error) {
 				list, err = client.List(ctx, opts)

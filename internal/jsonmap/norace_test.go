@@ -1,5 +1,0 @@
-//go:build !race
-
-package jsonmap
-
-const raceEnabled = false
