@@ -369,3 +369,22 @@ func TestPlanServerDryRunAndServerSide(t *testing.T) {
 		t.Errorf("managers %v, want %s applying", managers, apply.ServerSideFieldManager)
 	}
 }
+
+// TestPlanServerDryRunOfANewCRDsResource: with a server dry run, the
+// resource of a CRD the files add is planned by the file's CRD, without a
+// dry run the server could not answer, and says so.
+func TestPlanServerDryRunOfANewCRDsResource(t *testing.T) {
+	w := newPlanWorld(t, "plan-crd-dryrun")
+	routes := keyedKind{group: "dryrun.plan.kapply.test"}
+	objects, err := decodeAll(routes.crd() + "---\n" + routes.route("a1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: objects}, apply.PlanOptions{Namespace: w.ns, ServerDryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Items) != 2 || p.Items[0].DryRunResult == nil || p.Items[1].DryRunResult != nil || len(p.Items[1].Warnings) != 1 {
+		t.Fatalf("items %+v, want the CRD dry-run and the route planned by the file with a warning", p.Items)
+	}
+}

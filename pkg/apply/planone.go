@@ -47,7 +47,7 @@ func (r *runner) planCreate(ctx context.Context, client dynamic.ResourceInterfac
 	}
 	pruneNulls(body.Object)
 	it := plan.NewCreate(body, o.Source)
-	if r.planning.serverDryRun {
+	if r.planning.serverDryRun && r.dryRunnable(o, &ev) {
 		var created *unstructured.Unstructured
 		err = r.retryTransient(ctx, func() error {
 			created, err = r.sendCreate(ctx, client, o, body, metav1.CreateOptions{FieldManager: r.opts.FieldManager, DryRun: []string{metav1.DryRunAll}})
@@ -117,7 +117,7 @@ func (r *runner) planServerSide(ctx context.Context, client dynamic.ResourceInte
 	if live == nil {
 		ev.Outcome = Created
 	}
-	if !r.planning.serverDryRun {
+	if !r.planning.serverDryRun || !r.dryRunnable(o, &ev) {
 		return it, ev, nil
 	}
 	var applied *unstructured.Unstructured
@@ -139,4 +139,17 @@ func (r *runner) planServerSide(ctx context.Context, client dynamic.ResourceInte
 func hasStatus(o *object) bool {
 	_, ok := o.Obj.Object["status"]
 	return ok
+}
+
+// dryRunnable tells whether the server can dry-run a write of o: not when
+// its kind is one the run's own CRDs define and the server does not serve
+// yet (planned by the file's CRD; see crdIndex). The event says so then.
+func (r *runner) dryRunnable(o *object, ev *Event) bool {
+	gvk := o.Obj.GroupVersionKind()
+	_, fromRun := r.crds[gvk.GroupKind()]
+	if _, served := r.mappings.Load(gvk); served || !fromRun {
+		return true
+	}
+	ev.Warnings = append(ev.Warnings, fmt.Sprintf("%s: no server dry run: the server does not serve %s yet (its CRD is in the files)", o.Ref(), gvk.Kind))
+	return false
 }
