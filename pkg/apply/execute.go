@@ -56,6 +56,9 @@ type ExecuteOptions struct {
 // the error is for what stops the whole run (another cluster, an
 // unreachable server).
 func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions) ([]Event, error) {
+	if p == nil {
+		return nil, errors.New("no plan to execute")
+	}
 	r, err := a.runner(ctx, Options{FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation,
 		Timeout: opts.Timeout, Parallel: opts.Parallel, Cascade: opts.Cascade, Namespace: opts.Namespace,
 		SecretRecord: opts.SecretRecord, ForceConflicts: opts.ForceConflicts}.withDefaults())
