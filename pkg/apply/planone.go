@@ -6,12 +6,15 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/plan"
 )
+
+// dryRunAll is the dryRun of the server dry runs a plan sends, whatever
+// the run's own mode (a client dry run, so nothing else writes).
+var dryRunAll = []string{metav1.DryRunAll}
 
 // planOne plans one prepared object against live (nil: absent) as
 // createOrUpdate would write it, hands the item to the run's planSink and
@@ -48,11 +51,7 @@ func (r *runner) planCreate(ctx context.Context, client dynamic.ResourceInterfac
 	pruneNulls(body.Object)
 	it := plan.NewCreate(body, o.Source)
 	if r.planning.serverDryRun && r.dryRunnable(o, &ev) {
-		var created *unstructured.Unstructured
-		err = r.retryTransient(ctx, func() error {
-			created, err = r.sendCreate(ctx, client, o, body, metav1.CreateOptions{FieldManager: r.opts.FieldManager, DryRun: []string{metav1.DryRunAll}})
-			return err
-		})
+		created, err := r.writeItem(ctx, client, o, it, "", dryRunAll)
 		if err != nil {
 			return it, ev, fmt.Errorf("creating (server dry run): %w", conciseServerError(err))
 		}
@@ -82,12 +81,7 @@ func (r *runner) planPatch(ctx context.Context, client dynamic.ResourceInterface
 		ev.Outcome, ev.Result = Configured, &unstructured.Unstructured{Object: mp.Merged}
 		return it, ev, nil
 	}
-	var patched *unstructured.Unstructured
-	err = r.retryTransient(ctx, func() error {
-		patched, err = r.sendPatch(ctx, client, o, mp.Patch.Type, mp.Patch.Data,
-			metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: []string{metav1.DryRunAll}})
-		return err
-	})
+	patched, err := r.writeItem(ctx, client, o, it, "", dryRunAll)
 	if err != nil {
 		return it, ev, fmt.Errorf("patching (server dry run): %w", conciseServerError(err))
 	}
@@ -120,12 +114,7 @@ func (r *runner) planServerSide(ctx context.Context, client dynamic.ResourceInte
 	if !r.planning.serverDryRun || !r.dryRunnable(o, &ev) {
 		return it, ev, nil
 	}
-	var applied *unstructured.Unstructured
-	err = r.retryTransient(ctx, func() error {
-		applied, err = client.Patch(ctx, body.GetName(), types.ApplyPatchType, it.Patch.Data,
-			metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: []string{metav1.DryRunAll}})
-		return err
-	})
+	applied, err := r.writeItem(ctx, client, o, it, "", dryRunAll)
 	if err != nil {
 		return it, ev, explainConflicts(o, live, err)
 	}

@@ -36,9 +36,9 @@ func (r *runner) sendItem(ctx context.Context, o *object, it plan.Item, live *un
 			}
 			rv = live.GetResourceVersion()
 		}
-		written, err = r.writeItem(ctx, client, o, it, rv)
+		written, err = r.writeItem(ctx, client, o, it, rv, r.serverDryRun())
 	case plan.Create, plan.Update:
-		written, err = r.writeItem(ctx, client, o, it, rv)
+		written, err = r.writeItem(ctx, client, o, it, rv, r.serverDryRun())
 	case plan.Prune, plan.Delete:
 		return r.sendRemoval(ctx, client, o, it, live, rv)
 	default:
@@ -65,16 +65,16 @@ func (r *runner) managerOf(it plan.Item) string {
 }
 
 // writeItem sends a create, patch or apply item — Execute's write of a
-// verified item and Apply's of the object it just planned — and returns
-// the server's answer: a patch carrying rv as its precondition (none when
-// rv is empty, as Apply sends it), in the run's dry-run mode, under the
+// verified item, Apply's of the object it just planned and Plan's server
+// dry run — and returns the server's answer: a patch carrying rv as its
+// precondition (none when rv is empty, as Apply sends it), with dryRun, under the
 // run's field manager (kubectl's for the kind of write when unset), with
 // its field validation and, for an apply, --force-conflicts.
-func (r *runner) writeItem(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, rv string) (*unstructured.Unstructured, error) {
+func (r *runner) writeItem(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, rv string, dryRun []string) (*unstructured.Unstructured, error) {
 	var written *unstructured.Unstructured
 	if it.Action == plan.Create {
 		body := &unstructured.Unstructured{Object: it.Merged}
-		opts := metav1.CreateOptions{FieldManager: r.managerOf(it), DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation}
+		opts := metav1.CreateOptions{FieldManager: r.managerOf(it), DryRun: dryRun, FieldValidation: r.opts.FieldValidation}
 		err := r.retryTransient(ctx, func() error {
 			var err error
 			written, err = r.sendCreate(ctx, client, o, body, opts)
@@ -86,7 +86,7 @@ func (r *runner) writeItem(ctx context.Context, client dynamic.ResourceInterface
 	if err != nil {
 		return nil, err
 	}
-	opts := metav1.PatchOptions{FieldManager: r.managerOf(it), DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation}
+	opts := metav1.PatchOptions{FieldManager: r.managerOf(it), DryRun: dryRun, FieldValidation: r.opts.FieldValidation}
 	if it.Action == plan.Apply {
 		force := r.opts.ForceConflicts
 		opts.Force = &force

@@ -85,7 +85,7 @@ func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o 
 	// Sent as Execute sends a planned patch, without a precondition: a
 	// conflict is answered by planning again (see update).
 	item := kplan.Item{Action: kplan.Update, Patch: kplan.Patch{Type: kplan.PatchTypeOf(plan.Patch.Type), Data: plan.Patch.Data}}
-	patched, err := r.writeItem(ctx, client, o, item, "")
+	patched, err := r.writeItem(ctx, client, o, item, "", r.serverDryRun())
 	if err != nil {
 		return ev, fmt.Errorf("patching: %w", conciseServerError(err))
 	}

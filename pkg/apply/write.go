@@ -77,7 +77,7 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 	if r.opts.DryRun == ClientDryRun {
 		return o.event(Event{Outcome: Created, Result: body, Warnings: warnings})
 	}
-	created, err := r.writeItem(ctx, client, o, plan.Item{Action: plan.Create, Merged: body.Object}, "")
+	created, err := r.writeItem(ctx, client, o, plan.Item{Action: plan.Create, Merged: body.Object}, "", r.serverDryRun())
 	if apierrors.IsAlreadyExists(err) {
 		// Someone created it since it was read: merge into theirs.
 		live, getErr := r.get(ctx, client, o)
