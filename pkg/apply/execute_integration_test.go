@@ -388,3 +388,26 @@ func TestPlanServerDryRunOfANewCRDsResource(t *testing.T) {
 		t.Fatalf("items %+v, want the CRD dry-run and the route planned by the file with a warning", p.Items)
 	}
 }
+
+// TestPlanErrorKeepsTheOthers: an object that cannot be planned (no name)
+// is in the *PlanError, naming it, and the plan holds the others; a plan
+// that streams only keeps no item but hands each to OnItem.
+func TestPlanErrorKeepsTheOthers(t *testing.T) {
+	w := newPlanWorld(t, "plan-error")
+	nameless := w.configMap("", map[string]any{"k": "1"})
+	objects := []*unstructured.Unstructured{nameless, w.configMap("fine", map[string]any{"k": "1"})}
+	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: objects}, apply.PlanOptions{})
+	var planErr *apply.PlanError
+	if !errors.As(err, &planErr) || len(planErr.Errs) != 1 || !errors.Is(err, apply.ErrNoName) {
+		t.Fatalf("err = %v, want a PlanError of the nameless object", err)
+	}
+	if p == nil || len(p.Items) != 1 || p.Items[0].ID.Name != "fine" {
+		t.Fatalf("plan %+v, want the other object's item", p)
+	}
+	var streamed atomic.Int32
+	opts := apply.PlanOptions{StreamOnly: true, OnItem: func(int, plan.Item, *unstructured.Unstructured) { streamed.Add(1) }}
+	p, err = w.applier.Plan(context.Background(), apply.Input{Objects: objects[1:]}, opts)
+	if err != nil || len(p.Items) != 0 || streamed.Load() != 1 {
+		t.Errorf("streaming only: %v, %d items kept, %d streamed; want 0 kept, 1 streamed", err, len(p.Items), streamed.Load())
+	}
+}
