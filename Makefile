@@ -3,7 +3,7 @@ SHELL := bash
 GO    ?= go
 BIN   := $(CURDIR)/bin
 
-.PHONY: all build docs k8s-bin kapp-bin test check unit demo cluster-up cluster-down bench testdata-openapi clean
+.PHONY: all build docs k8s-bin kapp-bin test check unit demo cluster-up cluster-down bench testdata-openapi release-snapshot clean
 
 all: build
 
@@ -71,5 +71,11 @@ cluster-down:
 testdata-openapi: k8s-bin
 	bash hack/testdata-openapi.sh
 
+## release-snapshot: the release's archives (linux, darwin, windows x amd64, arm64), checksums and
+# krew manifest into DIST (default dist/), with goreleaser --snapshot: nothing is published.
+# Also run, and its archives checked, by `make test` (test/release).
+release-snapshot:
+	bash hack/release/snapshot.sh $(DIST)
+
 clean:
-	rm -rf $(BIN)/kapply $(BIN)/kapply-cluster
+	rm -rf $(BIN)/kapply $(BIN)/kapply-cluster $(BIN)/tools dist

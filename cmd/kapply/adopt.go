@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -12,14 +11,11 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // adoptOptions are the flags of `kapply adopt`.
 type adoptOptions struct {
-	files        fileFlags
-	dryRun       string
-	fieldManager string
+	record recordWriteFlags
 }
 
 func newAdoptCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -47,29 +43,16 @@ the exit code is then 1.`,
 			return runAdopt(cmd.Context(), getter, streams, opts)
 		},
 	}
-	opts.files.add(cmd, "file, directory or URL with the objects to adopt")
-	addDryRunFlag(cmd, &opts.dryRun, dryRunUsage)
-	addFieldManagerFlag(cmd, &opts.fieldManager)
+	opts.record.add(cmd, "file, directory or URL with the objects to adopt")
 	return cmd
 }
 
 func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts adoptOptions) error {
-	dryRun, err := parseDryRun(opts.dryRun)
+	write, run, err := opts.record.start(ctx, getter, streams.In)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
-	if len(opts.files.filenames) == 0 {
-		return withCode(exitError, errors.New("must specify -f"))
-	}
-	targets, err := known(load.ReadFiles(ctx, getter, opts.files.options(streams.In)))
-	if err != nil {
-		return readFailed(err)
-	}
-	applier, err := newApplier(getter, nil)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	adoptions, err := applier.Adopt(ctx, inputOf(targets, nil), apply.AdoptOptions{RecordWrite: apply.RecordWrite{DryRun: dryRun, FieldManager: opts.fieldManager}})
+	adoptions, err := run.applier.Adopt(ctx, run.input(), apply.AdoptOptions{RecordWrite: write})
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -85,7 +68,7 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 			failed++
 			continue
 		}
-		reportAdoption(streams, a, dryRun)
+		reportAdoption(streams, a, write.DryRun)
 	}
 	return someFailed(failed, len(adoptions), "could not be adopted")
 }

@@ -111,10 +111,7 @@ reason, and the exit code is 1.`,
 		},
 	}
 	flags := cmd.Flags()
-	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to apply (repeatable; - for stdin; at most 256 MiB each, a URL read within --request-timeout)")
-	flags.BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
-	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "apply the output of this kustomization directory")
-	flags.StringVarP(&opts.selector, "selector", "l", "", "apply only the objects whose labels match this selector (e.g. -l app=web)")
+	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "apply", ", a URL read within --request-timeout", selectorExample)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("name recorded in managedFields for the writes (default %q, or %q with --server-side, as kubectl)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
 	addDurationFlag(flags, &opts.timeout, "timeout", 0, "with --force, how long to wait for a deleted object to be gone before creating it again (kubectl's --timeout); with --wait, how long to wait (from the end of the apply) for the applied objects to become ready; also how long to wait for CRDs of the run to become established. 0 means one minute for each")
 	flags.BoolVar(&opts.wait, "wait", false, "after applying, wait until every applied object is ready (kstatus: a Deployment rolled out, a Job started, a custom resource's Ready condition True...) or failed, up to --timeout; exit 1 if any failed or is not ready; ignored with --dry-run")

@@ -48,10 +48,7 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
 		},
 	}
 	flags := cmd.Flags()
-	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to delete (repeatable; - for stdin; at most 256 MiB each)")
-	flags.BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
-	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "delete the output of this kustomization directory")
-	flags.StringVarP(&opts.selector, "selector", "l", "", "delete only the objects whose labels match this selector")
+	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "delete", "", "")
 	flags.StringVar(&opts.cascade, "cascade", "background", `how dependents go: "background", "foreground" or "orphan"`)
 	flags.BoolVar(&opts.wait, "wait", false, "wait until each object is gone (bounded by --timeout)")
 	addDurationFlag(flags, &opts.timeout, "timeout", time.Minute, "how long --wait waits for each object; 0: with no limit (a week, as kubectl)")

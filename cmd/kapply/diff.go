@@ -91,10 +91,7 @@ objects were diffed and others failed).`,
 		},
 	}
 	flags := cmd.Flags()
-	flags.StringSliceVarP(&opts.filenames, "filename", "f", nil, "file, directory or URL with the objects to diff (repeatable; - for stdin; at most 256 MiB each)")
-	flags.BoolVarP(&opts.recursive, "recursive", "R", false, "process the directories given with -f recursively")
-	flags.StringVarP(&opts.kustomize, "kustomize", "k", "", "diff the output of this kustomization directory")
-	flags.StringVarP(&opts.selector, "selector", "l", "", "diff only the objects whose labels match this selector (e.g. -l app=web)")
+	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "diff", "", selectorExample)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("field manager of the dry-run writes, as apply would use it (default %q, or %q with --server-side)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
 	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys, as for apply (repeatable; see docs/merge-keys.md)")
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")

@@ -13,8 +13,8 @@ import (
 // TestBareDryRunEveryCommand: every command with --dry-run reads it as
 // kubectl 1.37's GetDryRunStrategy: bare or "true" is a client dry run with
 // kubectl's deprecation warning, "false" none. delete and last-applied set
-// (kubectl's apply set-last-applied) print what kubectl prints; adopt and
-// release, kapply's own, follow the same rule. Nothing is written.
+// (kubectl's apply set-last-applied) print what kubectl prints; adopt,
+// release and migrate, kapply's own, follow the same rule. Nothing is written.
 func TestBareDryRunEveryCommand(t *testing.T) {
 	testcluster.Require(t, cluster)
 	requireKubectl(t)
@@ -33,6 +33,7 @@ func TestBareDryRunEveryCommand(t *testing.T) {
 		"last-applied set": {"last-applied", "set", "-f", dir, "-n", ns},
 		"adopt":            {"adopt", "-f", bare, "-n", ns},
 		"release":          {"release", "-f", dir, "-n", ns, "--field", "data.a"},
+		"migrate":          {"migrate", "--to=server-side", "-f", dir, "-n", ns},
 	}
 	kubectlArgs := map[string][]string{
 		"delete":           {"delete", "-f", dir, "-n", ns},

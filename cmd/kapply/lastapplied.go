@@ -42,22 +42,6 @@ plain record, kubectl's, is redacted for view and edit): see docs/secret-records
 	return cmd
 }
 
-// fileFlags are -f and -R, shared by the ownership commands.
-type fileFlags struct {
-	filenames []string
-	recursive bool
-}
-
-func (f *fileFlags) add(cmd *cobra.Command, usage string) {
-	cmd.Flags().StringSliceVarP(&f.filenames, "filename", "f", nil, usage+" (repeatable; - for stdin)")
-	cmd.Flags().BoolVarP(&f.recursive, "recursive", "R", false, "process the directories given with -f recursively")
-}
-
-// options are the files to read, "-" from stdin.
-func (f fileFlags) options(stdin io.Reader) load.Files {
-	return load.Files{Filenames: f.filenames, Recursive: f.recursive, Stdin: stdin}
-}
-
 // lastAppliedViewOptions are the flags of `kapply last-applied view`.
 type lastAppliedViewOptions struct {
 	files  fileFlags
@@ -110,10 +94,8 @@ func viewError(t *load.Object, err error) error {
 
 // lastAppliedSetOptions are the flags of `kapply last-applied set`.
 type lastAppliedSetOptions struct {
-	files            fileFlags
+	record           recordWriteFlags
 	createAnnotation bool
-	dryRun           string
-	fieldManager     string
 }
 
 func newLastAppliedSetCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -128,35 +110,21 @@ func newLastAppliedSetCommand(getter *genericclioptions.ConfigFlags, streams gen
 			return runLastAppliedSet(cmd.Context(), getter, streams, opts)
 		},
 	}
-	opts.files.add(cmd, "file with the objects whose record to set")
+	opts.record.add(cmd, "file with the objects whose record to set")
 	cmd.Flags().BoolVar(&opts.createAnnotation, "create-annotation", false, "create the record on objects that have none")
-	addDryRunFlag(cmd, &opts.dryRun, dryRunUsage)
-	addFieldManagerFlag(cmd, &opts.fieldManager)
 	return cmd
 }
 
 func runLastAppliedSet(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts lastAppliedSetOptions) error {
-	dryRun, err := parseDryRun(opts.dryRun)
+	write, run, err := opts.record.start(ctx, getter, streams.In)
+	if err != nil {
+		return err
+	}
+	results, err := run.applier.SetLastApplied(ctx, run.input(), apply.SetLastAppliedOptions{CreateMissing: opts.createAnnotation, RecordWrite: write})
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if len(opts.files.filenames) == 0 {
-		return withCode(exitError, errors.New("must specify -f"))
-	}
-	targets, err := known(load.ReadFiles(ctx, getter, opts.files.options(streams.In)))
-	if err != nil {
-		return readFailed(err)
-	}
-	applier, err := newApplier(getter, nil)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	results, err := applier.SetLastApplied(ctx, inputOf(targets, nil), apply.SetLastAppliedOptions{CreateMissing: opts.createAnnotation,
-		RecordWrite: apply.RecordWrite{DryRun: dryRun, FieldManager: opts.fieldManager}})
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	return printRecordResults(streams, results, dryRun, "configured")
+	return printRecordResults(streams, results, write.DryRun, "configured")
 }
 
 // lastAppliedEditOptions are the flags of `kapply last-applied edit`.

@@ -11,15 +11,12 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/fieldpath"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // releaseOptions are the flags of `kapply release`.
 type releaseOptions struct {
-	files        fileFlags
-	fields       []string
-	dryRun       string
-	fieldManager string
+	record recordWriteFlags
+	fields []string
 }
 
 func newReleaseCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -46,31 +43,25 @@ Every path must be in each object's record; otherwise nothing is changed.`,
 			return runRelease(cmd.Context(), getter, streams, opts)
 		},
 	}
-	opts.files.add(cmd, "file with the objects whose fields to release")
+	opts.record.add(cmd, "file with the objects whose fields to release")
 	cmd.Flags().StringArrayVar(&opts.fields, "field", nil, "field path to release, e.g. spec.replicas or spec.template.spec.containers[name=web].resources (repeatable)")
-	addDryRunFlag(cmd, &opts.dryRun, dryRunUsage)
-	addFieldManagerFlag(cmd, &opts.fieldManager)
 	return cmd
 }
 
 func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts releaseOptions) error {
-	dryRun, err := parseDryRun(opts.dryRun)
+	write, err := opts.record.write()
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	paths, err := parseFieldPaths(opts)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	targets, err := known(load.ReadFiles(ctx, getter, opts.files.options(streams.In)))
+	run, err := opts.record.files.connect(ctx, getter, streams.In, readFailed)
 	if err != nil {
-		return readFailed(err)
+		return err
 	}
-	applier, err := newApplier(getter, nil)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	releases, err := applier.Release(ctx, inputOf(targets, nil), apply.ReleaseOptions{Fields: paths, RecordWrite: apply.RecordWrite{DryRun: dryRun, FieldManager: opts.fieldManager}})
+	releases, err := run.applier.Release(ctx, run.input(), apply.ReleaseOptions{Fields: paths, RecordWrite: write})
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("%w; nothing was changed", err))
 	}
@@ -79,11 +70,11 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 		warnStillSet(streams, r)
 		results = append(results, r.RecordResult)
 	}
-	return printRecordResults(streams, results, dryRun, "released "+joinPaths(paths))
+	return printRecordResults(streams, results, write.DryRun, "released "+joinPaths(paths))
 }
 
 func parseFieldPaths(opts releaseOptions) ([]fieldpath.Path, error) {
-	if len(opts.files.filenames) == 0 {
+	if len(opts.record.files.filenames) == 0 {
 		return nil, errors.New("must specify -f")
 	}
 	if len(opts.fields) == 0 {

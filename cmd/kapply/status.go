@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/ownership"
 )
 
@@ -62,27 +60,18 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	if opts.output != "" && opts.output != "json" {
 		return withCode(exitError, fmt.Errorf(`--output must be "json" or empty, not %q`, opts.output))
 	}
-	if len(opts.files.filenames) == 0 {
-		return withCode(exitError, errors.New("must specify -f"))
-	}
-	targets, err := known(load.ReadFiles(ctx, getter, opts.files.options(streams.In)))
+	run, err := opts.files.connect(ctx, getter, streams.In, statusReadFailed)
 	if err != nil {
-		// Exit 1 is drift: a refused server is kubectl's sentence, exit 2.
-		unreachable, _ := asUnreachable(err)
-		return withCode(exitError, unreachable)
+		return err
 	}
-	applier, err := newApplier(getter, nil)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	statuses, err := applier.Status(ctx, inputOf(targets, nil), apply.StatusOptions{FieldManager: opts.fieldManager})
+	statuses, err := run.applier.Status(ctx, run.input(), apply.StatusOptions{FieldManager: opts.fieldManager})
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	warnings := newCommandWarnings(streams.ErrOut)
 	for i, s := range statuses {
 		warnings.print(s.Warnings)
-		maskSecretValues(s.Drift, targets[i].Obj.Object)
+		maskSecretValues(s.Drift, run.targets[i].Obj.Object)
 	}
 	if opts.output == "json" {
 		if err := printStatusJSON(streams.Out, statuses); err != nil {
@@ -92,6 +81,13 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 		printStatusText(streams.Out, statuses)
 	}
 	return statusExit(statuses)
+}
+
+// statusReadFailed is status's exit for files it could not read: exit 1
+// is drift, so a refused server is kubectl's sentence with exit 2.
+func statusReadFailed(err error) error {
+	unreachable, _ := asUnreachable(err)
+	return withCode(exitError, unreachable)
 }
 
 // statusExit is 1 when some object is not in step with its last apply.

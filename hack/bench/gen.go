@@ -106,9 +106,17 @@ func (t *tree) render(path string, obj object) error {
 }
 
 // manifestTemplates renders each kind in canonical form (quantities as the
-// server prints them), so that a re-apply is a true no-op. Services are
-// headless: the local cluster's Service IP range is too small for them all.
+// server prints them), so that a re-apply is a true no-op. The namespaced
+// kinds share one metadata template. Services are headless: the local
+// cluster's Service IP range is too small for them all.
 const manifestTemplates = `
+{{define "namespaced-metadata"}}metadata:
+  name: {{.Name}}
+  namespace: {{.Namespace}}
+  labels:
+    app: {{.Name}}
+    bench.kapply.io/generation: "{{.Gen}}"
+{{end}}
 {{define "namespace"}}apiVersion: v1
 kind: Namespace
 metadata:
@@ -119,13 +127,7 @@ metadata:
 {{end}}
 {{define "configmap"}}apiVersion: v1
 kind: ConfigMap
-metadata:
-  name: {{.Name}}
-  namespace: {{.Namespace}}
-  labels:
-    app: {{.Name}}
-    bench.kapply.io/generation: "{{.Gen}}"
-data:
+{{template "namespaced-metadata" .}}data:
   greeting: hello
   index: "{{.Index}}"
   generation: "{{.Gen}}"
@@ -133,13 +135,7 @@ data:
 {{end}}
 {{define "deployment"}}apiVersion: apps/v1
 kind: Deployment
-metadata:
-  name: {{.Name}}
-  namespace: {{.Namespace}}
-  labels:
-    app: {{.Name}}
-    bench.kapply.io/generation: "{{.Gen}}"
-spec:
+{{template "namespaced-metadata" .}}spec:
   replicas: 2
   selector:
     matchLabels:
@@ -185,13 +181,7 @@ spec:
 {{end}}
 {{define "service"}}apiVersion: v1
 kind: Service
-metadata:
-  name: {{.Name}}
-  namespace: {{.Namespace}}
-  labels:
-    app: {{.Name}}
-    bench.kapply.io/generation: "{{.Gen}}"
-spec:
+{{template "namespaced-metadata" .}}spec:
   clusterIP: None
   selector:
     app: {{.Name}}
@@ -205,13 +195,7 @@ spec:
 {{end}}
 {{define "widget"}}apiVersion: bench.kapply.io/v1
 kind: Widget
-metadata:
-  name: {{.Name}}
-  namespace: {{.Namespace}}
-  labels:
-    app: {{.Name}}
-    bench.kapply.io/generation: "{{.Gen}}"
-spec:
+{{template "namespaced-metadata" .}}spec:
   size: {{.Index}}
   image: registry.example/widget:3.{{.Gen}}.0
   rules:

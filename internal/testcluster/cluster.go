@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kapply/kapply/internal/modroot"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -79,13 +80,9 @@ func (c *Cluster) Stop() error {
 // BinDir returns the folder holding kube-apiserver and etcd: $KAPPLY_K8S_BIN,
 // or bin/ at the root of the module containing the working directory.
 func BinDir() (string, error) {
-	dir := os.Getenv(BinDirEnv)
-	if dir == "" {
-		root, err := moduleRoot()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(root, "bin")
+	dir, err := modroot.EnvOrBelow(BinDirEnv, "bin")
+	if err != nil {
+		return "", err
 	}
 	for _, name := range []string{"kube-apiserver", "etcd"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
@@ -93,25 +90,6 @@ func BinDir() (string, error) {
 		}
 	}
 	return dir, nil
-}
-
-// moduleRoot walks up from the working directory to the folder with go.mod,
-// so tests find bin/ whatever package they run in.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("finding the module root: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("finding the module root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 func writeKubeconfig(path string, data []byte) (string, error) {

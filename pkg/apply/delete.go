@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // DeleteOptions configure `kapply delete`.
@@ -95,7 +96,11 @@ func (r *runner) deleteOne(ctx context.Context, o *object, outcome Outcome) Even
 		opts.Preconditions = &metav1.Preconditions{UID: &uid}
 	}
 	client := r.resource(o)
-	err := r.retryTransient(ctx, func() error { return client.Delete(ctx, o.Obj.GetName(), opts) })
+	var uid types.UID
+	err := r.retryTransient(ctx, func() (err error) {
+		uid, err = r.sendDelete(ctx, client, o, opts)
+		return err
+	})
 	switch {
 	case apierrors.IsNotFound(err) && answerWasLost(err):
 		err = nil // an earlier attempt deleted it; its answer was lost
@@ -107,6 +112,11 @@ func (r *runner) deleteOne(ctx context.Context, o *object, outcome Outcome) Even
 	}
 	if err != nil {
 		return o.event(Event{Outcome: Failed, Err: fmt.Errorf("deleting: %w", err)})
+	}
+	if uid != "" && o.Obj.GetUID() == "" {
+		// The result is the object deleted: the one a wait follows.
+		ev.Result = o.Obj.DeepCopy()
+		ev.Result.SetUID(uid)
 	}
 	return ev
 }
@@ -126,7 +136,7 @@ func (r *runner) awaitGone(ctx context.Context, events []Event, indexes []int) {
 		if ev.Mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 			ns = ev.Object.GetNamespace()
 		}
-		targets = append(targets, wait.Target{Mapping: ev.Mapping, Namespace: ns, Name: ev.Object.GetName(), UID: ev.Object.GetUID()})
+		targets = append(targets, wait.Target{Mapping: ev.Mapping, Namespace: ns, Name: ev.Object.GetName(), UID: ev.Result.GetUID()})
 		places = append(places, i)
 	}
 	if len(targets) == 0 {

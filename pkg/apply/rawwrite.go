@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -82,6 +83,37 @@ func (r *runner) sendCreate(ctx context.Context, client dynamic.ResourceInterfac
 		Body(append(data, '\n')). // as the unstructured scheme writes it
 		SpecificallyVersionedParams(&opts, writeParamsCodec, writeParamsVersion).
 		Do(ctx))
+}
+
+// sendDelete is client.Delete of o, returning the UID of the object the
+// server deleted ("" when unknown: without the raw client, whose answer
+// the dynamic client drops). A deletion wait follows that UID, as
+// kubectl's does: an object a controller creates again under the name
+// before the wait first lists is another object.
+func (r *runner) sendDelete(ctx context.Context, client dynamic.ResourceInterface, o *object, opts metav1.DeleteOptions) (types.UID, error) {
+	opts.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "DeleteOptions"} // as the dynamic client sends them
+	body, err := json.Marshal(&opts)
+	if r.lists == nil || err != nil {
+		return "", client.Delete(ctx, o.Obj.GetName(), opts)
+	}
+	if err := validPath(o, true); err != nil {
+		return "", err
+	}
+	res := r.lists.Delete().AbsPath(objectPath(o)...).SetHeader("Content-Type", "application/json").Body(body).Do(ctx)
+	if err := res.Error(); err != nil {
+		return "", err
+	}
+	// The answer is the object (still there: finalizers, a foreground
+	// deletion) or a Status whose details name the UID deleted.
+	var answer struct {
+		Metadata struct{ UID types.UID } `json:"metadata"`
+		Details  struct{ UID types.UID } `json:"details"`
+	}
+	raw, err := res.Raw()
+	if err != nil || json.Unmarshal(raw, &answer) != nil {
+		return "", nil // deleted; the UID is only a help to the wait
+	}
+	return cmp.Or(answer.Metadata.UID, answer.Details.UID), nil
 }
 
 // decodeWritten is what the dynamic client makes of the answer to a write:

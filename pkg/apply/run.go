@@ -38,6 +38,9 @@ type runner struct {
 	retries *retries
 	// listSlots bounds the run's LISTs open at once (eachListed).
 	listSlots chan struct{}
+	// planning, when set, makes the run Applier.Plan's: each object is
+	// planned (planOne) instead of written.
+	planning *planSink
 }
 
 // Input is what a run applies: the objects, where each came from, and an

@@ -7,13 +7,13 @@ import (
 	"maps"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/merge"
+	kplan "github.com/kapply/kapply/pkg/plan"
 )
 
 // maxConflictRetries bounds how often an object is read again and re-planned
@@ -82,12 +82,10 @@ func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o 
 		ev.Outcome, ev.Result = Configured, &unstructured.Unstructured{Object: plan.Merged}
 		return ev, nil
 	}
-	var patched *unstructured.Unstructured
-	err = r.retryTransient(ctx, func() error {
-		patched, err = r.sendPatch(ctx, client, o, plan.Patch.Type, plan.Patch.Data,
-			metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation})
-		return err
-	})
+	// Sent as Execute sends a planned patch, without a precondition: a
+	// conflict is answered by planning again (see update).
+	item := kplan.Item{Action: kplan.Update, Patch: kplan.Patch{Type: kplan.PatchTypeOf(plan.Patch.Type), Data: plan.Patch.Data}}
+	patched, err := r.writeItem(ctx, client, o, item, "", r.serverDryRun())
 	if err != nil {
 		return ev, fmt.Errorf("patching: %w", conciseServerError(err))
 	}

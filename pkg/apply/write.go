@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // resource is the client for the object's resource and namespace.
@@ -35,6 +36,10 @@ func (r *runner) createOrUpdate(ctx context.Context, o *object, lives *liveIndex
 		exists = err == nil
 	}
 	switch {
+	case r.planning != nil && !exists:
+		return r.planOne(ctx, client, o, nil)
+	case r.planning != nil:
+		return r.planOne(ctx, client, o, live)
 	case r.opts.ServerSide && r.opts.Subresource != "":
 		if !exists {
 			live = nil
@@ -72,11 +77,7 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 	if r.opts.DryRun == ClientDryRun {
 		return o.event(Event{Outcome: Created, Result: body, Warnings: warnings})
 	}
-	var created *unstructured.Unstructured
-	err = r.retryTransient(ctx, func() error {
-		created, err = r.sendCreate(ctx, client, o, body, metav1.CreateOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun(), FieldValidation: r.opts.FieldValidation})
-		return err
-	})
+	created, err := r.writeItem(ctx, client, o, plan.Item{Action: plan.Create, Merged: body.Object}, "", r.serverDryRun())
 	if apierrors.IsAlreadyExists(err) {
 		// Someone created it since it was read: merge into theirs.
 		live, getErr := r.get(ctx, client, o)

@@ -47,6 +47,11 @@ type PageFunc func(ctx context.Context, opts metav1.ListOptions) (*unstructured.
 // pager.List, which falls back, gathers every page into one list first.
 func EachItem(ctx context.Context, chunkSize int64, opts metav1.ListOptions, page PageFunc, fn func(*unstructured.Unstructured) error) (string, error) {
 	seen := sets.New[string]()
+	// fnFailed keeps fn's error from being taken for the pager's: the
+	// pager reads the next page while fn runs, and an expiry it meets
+	// then must not restart a LIST fn ended (the restart would skip the
+	// item fn refused, as seen, and end without its error).
+	fnFailed := false
 	each := func(obj runtime.Object) error {
 		item, ok := obj.(*unstructured.Unstructured)
 		if !ok {
@@ -57,7 +62,9 @@ func EachItem(ctx context.Context, chunkSize int64, opts metav1.ListOptions, pag
 			return nil
 		}
 		seen.Insert(id)
-		return fn(item)
+		err := fn(item)
+		fnFailed = err != nil
+		return err
 	}
 	// The pager reads pages in a goroutine of its own, which may outlive
 	// EachListItem when fn fails: what it learns is kept atomically.
@@ -80,7 +87,7 @@ func EachItem(ctx context.Context, chunkSize int64, opts metav1.ListOptions, pag
 				return list, nil
 			}}
 		err := p.EachListItemWithAlloc(ctx, opts, each)
-		if err == nil || !expired.Load() || attempt == 2 {
+		if err == nil || fnFailed || !expired.Load() || attempt == 2 {
 			return rv.Load().(string), err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -121,5 +122,38 @@ func TestEachItemErrors(t *testing.T) {
 	_, err = EachItem(context.Background(), 500, metav1.ListOptions{}, s.page, func(*unstructured.Unstructured) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("err %v; want fn's", err)
+	}
+}
+
+// fn's error is the LIST's even when the pager, reading ahead, meets an
+// expired continue token meanwhile: a restart would skip the item fn
+// refused (it was seen) and end without error.
+func TestEachItemKeepsFnErrorWhenTheNextPageExpires(t *testing.T) {
+	expiredRead := make(chan struct{})
+	var once sync.Once
+	page := func(_ context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+		if opts.Continue != "" {
+			defer once.Do(func() { close(expiredRead) })
+			return nil, apierrors.NewResourceExpired("the provided continue parameter is too old")
+		}
+		list := &unstructured.UnstructuredList{Object: map[string]any{}}
+		list.SetContinue("1")
+		item := unstructured.Unstructured{}
+		item.SetName("bad")
+		item.SetUID("uid-bad")
+		list.Items = append(list.Items, item)
+		return list, nil
+	}
+	refused := errors.New("cannot decode bad")
+	calls := 0
+	_, err := EachItem(context.Background(), 1, metav1.ListOptions{}, page, func(*unstructured.Unstructured) error {
+		calls++
+		if calls == 1 {
+			<-expiredRead // the read-ahead of page 2 has failed
+		}
+		return refused
+	})
+	if !errors.Is(err, refused) {
+		t.Errorf("err %v after %d calls; want fn's error", err, calls)
 	}
 }

@@ -89,18 +89,26 @@ func (e *yamlEmitter) plain(s string, indent int) {
 		c := s[i]
 		if c == ' ' {
 			// plain strings never end with a space: s[i+1] exists.
-			if !spaces && e.col > bestWidth && s[i+1] != ' ' {
-				e.wrap(indent)
-			} else {
-				e.buf = append(e.buf, ' ')
-				e.col++
-			}
+			e.space(s, i, indent, !spaces)
 			spaces = true
 			continue
 		}
 		e.char(c)
 		spaces = false
 	}
+}
+
+// space writes the space s[i], or breaks the line there when breakable
+// (the caller's rule: first of a run of spaces, inside the scalar), the
+// line is past the width and the next character is no space, as libyaml's
+// emitter does for plain and single-quoted scalars.
+func (e *yamlEmitter) space(s string, i, indent int, breakable bool) {
+	if breakable && e.col > bestWidth && s[i+1] != ' ' {
+		e.wrap(indent)
+		return
+	}
+	e.buf = append(e.buf, ' ')
+	e.col++
 }
 
 // singleQuoted writes s in single quotes as
@@ -113,12 +121,7 @@ func (e *yamlEmitter) singleQuoted(s string, indent int, breaks bool) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == ' ' {
-			if breaks && !spaces && e.col > bestWidth && i > 0 && i < len(s)-1 && s[i+1] != ' ' {
-				e.wrap(indent)
-			} else {
-				e.buf = append(e.buf, ' ')
-				e.col++
-			}
+			e.space(s, i, indent, breaks && !spaces && i > 0 && i < len(s)-1)
 			spaces = true
 			continue
 		}

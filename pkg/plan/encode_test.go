@@ -76,6 +76,24 @@ func TestDecodeRefusesHostileDocuments(t *testing.T) {
 		{"path step with two kinds", reencode(t, good, func(d map[string]any) { step(d, 0)["index"] = 1 }), "exactly one of field, keys, value, index"},
 		{"path step with empty keys", reencode(t, good, func(d map[string]any) { step(d, 0)["keys"] = []any{}; delete(step(d, 0), "field") }), "empty list of keys"},
 		{"no cluster", reencode(t, good, func(d map[string]any) { d["cluster"] = map[string]any{"server": ""} }), "names no cluster"},
+		// An item whose object is not the one its id names: a reviewer
+		// reads the id, the server would write the object.
+		{"merged of another name", reencode(t, good, func(d map[string]any) {
+			item(d, 1)["merged"].(map[string]any)["metadata"].(map[string]any)["name"] = "other"
+		}), "item 2 (ConfigMap/cfg -n prod): its object is ConfigMap/other -n prod"},
+		{"merged in another namespace", reencode(t, good, func(d map[string]any) {
+			item(d, 1)["merged"].(map[string]any)["metadata"].(map[string]any)["namespace"] = "kube-system"
+		}), "its object is ConfigMap/cfg -n kube-system"},
+		{"merged of another kind", reencode(t, good, func(d map[string]any) { item(d, 1)["merged"].(map[string]any)["kind"] = "Secret" }),
+			"its object is Secret/cfg -n prod"},
+		{"apply body of another object", reencode(t, good, func(d map[string]any) {
+			item(d, 4)["patch"].(map[string]any)["data"].(map[string]any)["metadata"].(map[string]any)["name"] = "x"
+		}), "item 5 (Widget.example.com/w -n prod): its object is Widget.example.com/x -n prod"},
+		{"one object under two versions", reencode(t, good, func(d map[string]any) {
+			again := map[string]any{"action": "delete", "uid": "u-1", "resourceVersion": "41",
+				"id": map[string]any{"group": "apps", "version": "v1beta2", "kind": "Deployment", "namespace": "prod", "name": "web"}}
+			d["items"] = append(items(d), again)
+		}), "item 7 (Deployment.apps/web -n prod) is item 1 again"},
 		{"no name", reencode(t, good, func(d map[string]any) { delete(item(d, 3)["id"].(map[string]any), "name") }), "version, kind and name must be set"},
 	}
 	for _, c := range cases {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -36,8 +37,9 @@ func redactItem(it Item) (Item, error) {
 		return Item{}, err
 	}
 	r := redactor{salt: salt}
-	// The warnings first, while the values to mask are still there.
-	it.Warnings = maskWarningsIn(it.Warnings, it.Merged, it.DryRunResult)
+	// The warnings first, while the values to mask are still there: an
+	// apply or JSON patch item may hold them in its body alone.
+	it.Warnings = maskWarningsIn(it.Warnings, it.Merged, it.DryRunResult, patchValues(it.Patch))
 	if it.Patch, err = walkPatch(r, it.Patch); err != nil {
 		return Item{}, err
 	}
@@ -117,3 +119,30 @@ func recordHoldsValues(text string) bool {
 	}
 	return false
 }
+
+// patchValues is a Secret holding the values patch p writes (nil when its
+// body cannot be read: redacting it fails then), for masking warnings.
+func patchValues(p Patch) map[string]any {
+	c := valueCollector{"apiVersion": "v1", "kind": "Secret", "stringData": map[string]any{}}
+	if _, err := walkPatch(c, p); err != nil {
+		return nil
+	}
+	return c
+}
+
+// valueCollector gathers each value a walk meets under stringData (keys
+// do not matter to masking; data values stay base64, which it decodes).
+type valueCollector map[string]any
+
+func (c valueCollector) value(field, key string, v any) (any, error) {
+	values := c["stringData"].(map[string]any)
+	values[fmt.Sprint(len(values))] = v
+	if s, isString := v.(string); isString && field == "data" {
+		if decoded, err := base64.StdEncoding.DecodeString(s); err == nil {
+			values[fmt.Sprint(len(values))] = string(decoded)
+		}
+	}
+	return v, nil
+}
+
+func (c valueCollector) record(_ string, v any) (any, error) { return v, nil }

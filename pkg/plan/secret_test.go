@@ -226,3 +226,24 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return out
 }
+
+// A server-side apply's or JSON patch's values are in its body alone (no
+// merged object, no dry run): a warning quoting one is masked all the same.
+func TestEncodeMasksWarningsQuotingAPatchBodysValue(t *testing.T) {
+	ssa, err := NewServerSide(obj(t, `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"p"},
+		"stringData":{"k":"Sup3rS3cret-apply"}}`), nil, Source{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ssa.Warnings = []string{`value "Sup3rS3cret-apply" is weak`}
+	ops := `[{"op":"add","path":"/data/k","value":"` + b64("Sup3rS3cret-json") + `"}]`
+	jsonPatch := Item{Action: Update, ID: ID{Version: "v1", Kind: "Secret", Namespace: "p", Name: "j"},
+		UID: "u", ResourceVersion: "1", Patch: Patch{Type: JSONPatch, Data: []byte(ops)},
+		Warnings: []string{`value "Sup3rS3cret-json" is weak`}}
+	data := encode(t, &Plan{Cluster: Cluster{Server: "https://k"}, Items: []Item{ssa, jsonPatch}})
+	for _, v := range []string{"Sup3rS3cret-apply", "Sup3rS3cret-json"} {
+		if bytes.Contains(data, []byte(v)) {
+			t.Errorf("the document holds %q:\n%s", v, data)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // check refuses a plan no run could have made: an unknown action, an item
@@ -17,10 +19,15 @@ func check(p *Plan) error {
 	}
 	seen := make(map[ID]int, len(p.Items))
 	for i, it := range p.Items {
-		if first, dup := seen[it.ID]; dup {
+		// One object is served at every version of its kind: the run
+		// refuses it twice whatever the versions (keyOfObject), and so
+		// does a plan.
+		object := it.ID
+		object.Version = ""
+		if first, dup := seen[object]; dup {
 			return fmt.Errorf("%w: item %d (%s) is item %d again: an object is planned once", ErrInvalid, i+1, it.ID, first)
 		}
-		seen[it.ID] = i + 1
+		seen[object] = i + 1
 		if err := checkItem(it); err != nil {
 			return fmt.Errorf("%w: item %d (%s): %w", ErrInvalid, i+1, it.ID, err)
 		}
@@ -38,6 +45,11 @@ func checkItem(it Item) error {
 	if err := checkPatch(it); err != nil {
 		return err
 	}
+	for _, obj := range []map[string]any{it.Merged, patchObject(it.Patch)} {
+		if err := sameObject(it.ID, obj); err != nil {
+			return err
+		}
+	}
 	for j, c := range it.Changes {
 		if !slices.Contains(reasons, c.Reason) {
 			return fmt.Errorf("change %d has an unknown reason %q", j+1, c.Reason)
@@ -54,6 +66,25 @@ func checkIdentity(it Item) error {
 		return fmt.Errorf("the object's version, kind and name must be set")
 	case it.Source.Index < 0 || it.Source.Line < 0:
 		return fmt.Errorf("the source's index and line cannot be negative")
+	}
+	return nil
+}
+
+// sameObject refuses an object (the item's merged object or apply body)
+// that is not the one the item's ID names: a reviewer reads the ID, the
+// server would be sent the object (a create of another name, a Secret
+// under a ConfigMap's ID, which redaction would not recognise). An object
+// without a namespace takes the request's, so only a different one counts.
+func sameObject(id ID, obj map[string]any) error {
+	if obj == nil {
+		return nil
+	}
+	got := IDOf(&unstructured.Unstructured{Object: obj})
+	if got.Namespace == "" {
+		got.Namespace = id.Namespace
+	}
+	if got != id {
+		return fmt.Errorf("its object is %s (%s), not the one the item names", got, got.Version)
 	}
 	return nil
 }

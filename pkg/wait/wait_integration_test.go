@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -274,5 +276,31 @@ func TestCancelledContextEndsTheWait(t *testing.T) {
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("took %s after a cancel at 500ms", took)
+	}
+}
+
+// TestDeletedCountsAResourceNoLongerServed: an object whose resource the
+// server no longer serves (its CRD removed) is deleted, as kubectl's
+// `wait --for=delete` counts a 404; with or without the caller's retry,
+// the wait does not fail or wait out its timeout.
+func TestDeletedCountsAResourceNoLongerServed(t *testing.T) {
+	e := newEnv(t)
+	gone := &meta.RESTMapping{
+		Resource:         schema.GroupVersionResource{Group: "removed.example.com", Version: "v1", Resource: "widgets"},
+		GroupVersionKind: schema.GroupVersionKind{Group: "removed.example.com", Version: "v1", Kind: "Widget"},
+		Scope:            meta.RESTScopeNamespace,
+	}
+	targets := []wait.Target{{Mapping: gone, Namespace: e.ns, Name: "w", UID: "u-1"}}
+	once := func(_ context.Context, request func() error) error { return request() }
+	for _, retry := range []func(context.Context, func() error) error{once, nil} {
+		start := time.Now()
+		results, err := wait.Deleted(context.Background(), e.client, targets, wait.Options{Timeout: 10 * time.Second, Retry: retry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		logResults(t, results)
+		if !results[0].Deleted() || time.Since(start) > 5*time.Second {
+			t.Errorf("retry %v: %s (%s) after %s; want Deleted at once", retry != nil, results[0].Status, results[0].Reason, time.Since(start))
+		}
 	}
 }

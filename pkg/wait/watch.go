@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -122,6 +123,11 @@ func (w *waiter) listWatch(g *group, deadline time.Time, giveUp func(error)) cac
 				list, err = client.List(ctx, opts)
 				return err
 			})
+			if apierrors.IsNotFound(err) {
+				// The resource is no longer served (its CRD removed): its
+				// objects are gone, as kubectl's wait counts a 404.
+				return &unstructured.UnstructuredList{Object: map[string]any{}}, nil
+			}
 			if err != nil {
 				if w.opts.Retry != nil && ctx.Err() == nil {
 					giveUp(err)

@@ -1,0 +1,260 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/plan"
+)
+
+// ExecuteOptions configure Applier.Execute.
+type ExecuteOptions struct {
+	// FieldManager is recorded for the writes; empty means kubectl's
+	// (ServerSideFieldManager for apply items, ClientSideFieldManager for
+	// the others).
+	FieldManager string
+	// ForceConflicts lets apply items take fields other managers own.
+	ForceConflicts bool
+	// FieldValidation is the server's fieldValidation for the writes.
+	FieldValidation string
+	// Cascade is the propagation policy of prune and delete items.
+	Cascade metav1.DeletionPropagation
+	// Timeout bounds the wait for the plan's CRDs to become established.
+	Timeout time.Duration
+	// Parallel bounds how many items are written at once (default 16).
+	Parallel int
+	// Objects are the files' objects the plan was made from, needed for a
+	// Secret whose values a saved plan keeps as digests: their values are
+	// put back (plan.Item.WithSecretValues) and must match the digests.
+	// Only Secrets are read from it; Namespace and SecretRecord settle
+	// them as the plan's run did.
+	Objects      Input
+	Namespace    string
+	SecretRecord lastapplied.SecretRecord
+	// OnEvent, when set, is given each item's event as soon as it is
+	// final, with the item's place in the plan, from concurrent goroutines.
+	OnEvent func(index int, ev Event)
+}
+
+// Execute writes the plan's items to the cluster, in the plan's order:
+// Namespaces, then CRDs (awaited until established when the plan has
+// their custom resources), then the other objects, then prunes and
+// deletes. Each item's object is read again and checked (plan.Item.Verify)
+// and written with the resourceVersion it was checked at as a
+// precondition: an item whose object changed since the plan in a way the
+// plan depends on, or changes between the check and the write (409), fails
+// with a *plan.ChangedError naming what changed; it is never planned again.
+// The other items still run. It returns one event per item, in plan order;
+// the error is for what stops the whole run (another cluster, an
+// unreachable server).
+func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions) ([]Event, error) {
+	if p == nil {
+		return nil, errors.New("no plan to execute")
+	}
+	r, err := a.runner(ctx, Options{FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation,
+		Timeout: opts.Timeout, Parallel: opts.Parallel, Cascade: opts.Cascade, Namespace: opts.Namespace,
+		SecretRecord: opts.SecretRecord, ForceConflicts: opts.ForceConflicts}.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	r.opts.FieldManager = opts.FieldManager // chosen per item (managerOf)
+	if err := r.reachServer(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.Cluster.SameAs(r.cluster(ctx)); err != nil {
+		return nil, err
+	}
+	secrets, err := r.fileSecrets(ctx, opts.Objects)
+	if err != nil {
+		return nil, err
+	}
+	x := &execution{ctx: ctx, r: r, items: p.Items, secrets: secrets, events: make([]Event, len(p.Items)), onEvent: opts.OnEvent}
+	for n, group := range itemGroups(p.Items) {
+		// A CRD's event is final once it is established.
+		crds := n == 1
+		forEachLimit(each(group), r.opts.Parallel, func(i int) { x.run(i, !crds) })
+		if crds && len(group) > 0 {
+			x.awaitCRDs(ctx, group)
+			for _, i := range group {
+				x.report(i)
+			}
+		}
+	}
+	return x.events, nil
+}
+
+// run executes item i, reporting its event when report is set.
+func (x *execution) run(i int, report bool) {
+	x.events[i] = x.r.executeItem(x.ctx, x.items[i], x.secrets)
+	if report {
+		x.report(i)
+	}
+}
+
+func (x *execution) report(i int) {
+	if x.onEvent != nil {
+		x.onEvent(i, x.events[i])
+	}
+}
+
+// execution is one Execute run.
+type execution struct {
+	r       *runner
+	items   []plan.Item
+	secrets map[plan.ID]*object
+	events  []Event
+	onEvent func(int, Event)
+	ctx     context.Context
+}
+
+// itemGroups splits the items' places into Namespaces, CRDs, the other
+// objects, and removals, each in plan order.
+func itemGroups(items []plan.Item) [][]int {
+	groups := make([][]int, 4)
+	for i, it := range items {
+		gk := k8sschema.GroupKind{Group: it.ID.Group, Kind: it.ID.Kind}
+		switch {
+		case it.Action == plan.Prune || it.Action == plan.Delete:
+			groups[3] = append(groups[3], i)
+		case gk == namespaceGK:
+			groups[0] = append(groups[0], i)
+		case gk == crdGK:
+			groups[1] = append(groups[1], i)
+		default:
+			groups[2] = append(groups[2], i)
+		}
+	}
+	return groups
+}
+
+// fileSecrets maps and settles the Secrets of in, by identity.
+func (r *runner) fileSecrets(ctx context.Context, in Input) (map[plan.ID]*object, error) {
+	objects, err := in.objects()
+	if err != nil {
+		return nil, err
+	}
+	out := map[plan.ID]*object{}
+	for _, o := range objects {
+		if o.Obj.GroupVersionKind() != secretGVK {
+			continue
+		}
+		if err := r.prepare(ctx, o); err != nil {
+			return nil, errorOf(o, err)
+		}
+		out[plan.IDOf(o.Obj)] = o
+	}
+	return out, nil
+}
+
+var secretGVK = k8sschema.GroupVersionKind{Version: "v1", Kind: "Secret"}
+
+// objectOfItem is the object an item names, as a run handles it, mapped:
+// for a create or patch, the object the plan expects after the write.
+func (r *runner) objectOfItem(ctx context.Context, it plan.Item) (*object, error) {
+	obj := &unstructured.Unstructured{Object: map[string]any{}}
+	obj.SetAPIVersion(k8sschema.GroupVersion{Group: it.ID.Group, Version: it.ID.Version}.String())
+	obj.SetKind(it.ID.Kind)
+	obj.SetName(it.ID.Name)
+	obj.SetNamespace(it.ID.Namespace)
+	o := &object{Obj: obj, Source: it.Source}
+	if err := r.prepare(ctx, o); err != nil {
+		return o, err
+	}
+	// The plan's object, not modified (a plan may be executed twice at once).
+	if it.Merged != nil && it.Action != plan.Prune && it.Action != plan.Delete {
+		o.Obj = &unstructured.Unstructured{Object: it.Merged}
+	}
+	return o, nil
+}
+
+// awaitCRDs waits until the CRDs written at places, whose custom resources
+// the plan has, are established, failing those that are not; then the
+// run's kinds are looked up afresh.
+func (x *execution) awaitCRDs(ctx context.Context, places []int) {
+	used := map[k8sschema.GroupKind]bool{}
+	for _, it := range x.items {
+		used[k8sschema.GroupKind{Group: it.ID.Group, Kind: it.ID.Kind}] = true
+	}
+	for _, i := range places {
+		ev := x.events[i]
+		if ev.Outcome == Failed || ev.Result == nil {
+			continue
+		}
+		x.r.crdsApplied = true
+		o := &object{Obj: ev.Result, Source: ev.Source, Mapping: ev.Mapping}
+		if !used[definedKind(o)] {
+			continue
+		}
+		if err := x.r.awaitEstablished(ctx, o); err != nil {
+			x.events[i] = o.event(Event{Outcome: Failed, Err: errorOf(o, err), Live: ev.Live})
+		}
+	}
+	if x.r.crdsApplied {
+		x.r.resetMapper()
+	}
+}
+
+// errRedacted refuses a Secret item whose values the plan keeps as
+// digests when the files' Secret was not given.
+var errRedacted = errors.New("the plan keeps this Secret's values as digests: give the files' objects (ExecuteOptions.Objects) to execute it")
+
+// executeItem reads the item's object, verifies the item against it and
+// writes it; the server's warnings about its requests become the event's.
+func (r *runner) executeItem(ctx context.Context, it plan.Item, secrets map[plan.ID]*object) Event {
+	o, err := r.objectOfItem(ctx, it)
+	if err != nil {
+		return o.event(Event{Outcome: Failed, Err: errorOf(o, err)})
+	}
+	ctx, sink := withWarningSink(ctx)
+	ev := r.executeVerified(ctx, o, it, secrets)
+	ev.Warnings = append(append(ev.Warnings, it.Warnings...), sink.warnings(o)...)
+	if ev.Err != nil {
+		ev.Err = errorOf(o, ev.Err)
+	}
+	return ev
+}
+
+func (r *runner) executeVerified(ctx context.Context, o *object, it plan.Item, secrets map[plan.ID]*object) Event {
+	client := r.resource(o)
+	live, err := r.get(ctx, client, o)
+	switch {
+	case apierrors.IsNotFound(err):
+		live = nil
+	case err != nil:
+		return o.event(Event{Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)})
+	}
+	rv, err := it.Verify(live)
+	if err != nil {
+		return o.event(Event{Outcome: Failed, Err: err, Live: live})
+	}
+	if it.HasRedactedValues() {
+		if it, err = r.withFileSecret(it, secrets, live); err != nil {
+			return o.event(Event{Outcome: Failed, Err: err, Live: live})
+		}
+		if it.Action == plan.Create {
+			o.Obj = &unstructured.Unstructured{Object: it.Merged}
+		}
+	}
+	return r.sendItem(ctx, o, it, live, rv)
+}
+
+// withFileSecret puts the files' Secret values back into the item.
+func (r *runner) withFileSecret(it plan.Item, secrets map[plan.ID]*object, live *unstructured.Unstructured) (plan.Item, error) {
+	file, ok := secrets[it.ID]
+	if !ok {
+		return it, errRedacted
+	}
+	body, _, err := r.withLastApplied(file, live)
+	if err != nil {
+		return it, err
+	}
+	return it.WithSecretValues(body)
+}

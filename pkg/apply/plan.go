@@ -1,0 +1,196 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/plan"
+)
+
+// PlanOptions configure Applier.Plan: what Apply would be told, less what
+// only a write needs.
+type PlanOptions struct {
+	// Namespace, EnforceNamespace, FieldManager, ServerSide and
+	// SecretRecord are Options' fields of the same names.
+	Namespace        string
+	EnforceNamespace bool
+	FieldManager     string
+	ServerSide       bool
+	SecretRecord     lastapplied.SecretRecord
+	// ServerDryRun sends each write that would change something as a
+	// server dry run (dryRun=All); its answer is the item's DryRunResult.
+	// Without it, the plan is computed locally and nothing but reads is
+	// sent.
+	ServerDryRun bool
+	// Prune adds a Prune item per object Apply with Options.Prune would
+	// delete: members of ApplySet when set, else objects matching Selector
+	// of the kinds in PruneAllowlist (Options' fields of the same names).
+	Prune          bool
+	Selector       string
+	ApplySet       string
+	PruneAllowlist []string
+	// OnItem, when set, is given each object's item as soon as it is
+	// planned, with its place in the input (-1 for a prune item) and the
+	// live object it was planned against (nil: absent), from concurrent
+	// goroutines; the live object is not kept by the plan.
+	OnItem func(index int, it plan.Item, live *unstructured.Unstructured)
+	// StreamOnly keeps no item in the returned Plan: OnItem had them all.
+	StreamOnly bool
+}
+
+// options are the run's Options: a client dry run, so that whatever step
+// of the run would write (a prune, an ApplySet parent) sends nothing; the
+// server dry runs of the writes are planOne's, sent explicitly.
+func (o PlanOptions) options() Options {
+	return Options{Namespace: o.Namespace, EnforceNamespace: o.EnforceNamespace, FieldManager: o.FieldManager,
+		ServerSide: o.ServerSide, SecretRecord: o.SecretRecord, DryRun: ClientDryRun,
+		Prune: o.Prune, Selector: o.Selector, ApplySet: o.ApplySet, PruneAllowlist: o.PruneAllowlist}
+}
+
+// PlanError lists the objects (and files) that could not be planned; the
+// plan holds the others.
+type PlanError struct {
+	Errs []error
+}
+
+func (e *PlanError) Error() string { return errors.Join(e.Errs...).Error() }
+
+func (e *PlanError) Unwrap() []error { return e.Errs }
+
+// Plan computes what Apply would do with in, writing nothing: the same
+// phases, mappings, LISTs and three-way merges, each object an item (a
+// create, a patch, unchanged, or a server-side apply), then the prune
+// items when asked. Items come in the order Execute writes them:
+// Namespaces, CRDs, the other objects (each in input order), prune items.
+// Custom resources of a CRD the run would create are planned against the
+// file's CRD schema. Objects that could not be planned, and files that
+// could not be loaded, are in the *PlanError returned with the plan (and
+// stop pruning, as in Apply); any other error stops the run.
+func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.Plan, error) {
+	objects, err := in.objects()
+	if err != nil {
+		return nil, err
+	}
+	r, err := a.runner(ctx, opts.options().withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Objects) == 0 && len(in.Errors) == 0 {
+		return nil, ErrNoObjects
+	}
+	if err := r.reachServer(ctx); err != nil {
+		return nil, afterLoadErrors(in.Errors, err)
+	}
+	p := &plan.Plan{Cluster: r.cluster(ctx)}
+	set, err := r.startApplySet(ctx, objects)
+	if err != nil {
+		return nil, err
+	}
+	sink := &planSink{items: make([]*plan.Item, len(objects)), serverDryRun: opts.ServerDryRun}
+	r.planning = sink
+	r.opts.OnEvent = func(i int, ev Event) {
+		if it := sink.take(i, objects[i], ev); it != nil && opts.OnItem != nil {
+			opts.OnItem(i, *it, ev.Live)
+		}
+	}
+	events := r.applyAll(ctx, objects, func() error { return nil })
+	var failed []error
+	for _, ev := range events {
+		if ev.Outcome == Failed {
+			failed = append(failed, ev.Err)
+		}
+	}
+	failed = append(failed, in.Errors...)
+	keep := func(it plan.Item) {
+		if !opts.StreamOnly {
+			p.Items = append(p.Items, it)
+		}
+	}
+	for _, ph := range phases(objects) {
+		for _, i := range ph.indexes {
+			if sink.items[i] != nil {
+				keep(*sink.items[i])
+			}
+		}
+	}
+	if opts.Prune {
+		for _, ev := range r.prune(ctx, set, objects, events, in.Errors) {
+			switch ev.Outcome {
+			case Pruned:
+				it := plan.NewRemoval(plan.Prune, ev.Object, ev.Source)
+				if opts.OnItem != nil {
+					opts.OnItem(-1, it, ev.Object)
+				}
+				keep(it)
+			case Failed:
+				failed = append(failed, ev.Err)
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return p, &PlanError{Errs: failed}
+	}
+	return p, nil
+}
+
+// planSink collects a planning run's items by input index.
+type planSink struct {
+	serverDryRun bool
+	mu           sync.Mutex
+	// byObject holds the item planOne made of an object until its final
+	// event takes it (the server's warnings come last).
+	byObject map[*object]plan.Item
+	items    []*plan.Item
+}
+
+func (s *planSink) put(o *object, it plan.Item) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byObject == nil {
+		s.byObject = map[*object]plan.Item{}
+	}
+	s.byObject[o] = it
+}
+
+// take files the item of object i with the warnings of its final event
+// (all of them: the record's, the engine's and the server's), or nothing
+// when it failed.
+func (s *planSink) take(i int, o *object, ev Event) *plan.Item {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	it, ok := s.byObject[o]
+	delete(s.byObject, o)
+	if !ok || ev.Outcome == Failed {
+		return nil
+	}
+	it.Warnings = ev.Warnings
+	s.items[i] = &it
+	return &it
+}
+
+// namespacesResource holds kube-system, whose UID tells one cluster from
+// another.
+var namespacesResource = k8sschema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// cluster names the cluster the run talks to: its server URL and the UID
+// of the kube-system Namespace, when it can be read (empty otherwise: a
+// plan then matches on the server alone).
+func (r *runner) cluster(ctx context.Context) plan.Cluster {
+	c := plan.Cluster{Server: r.host}
+	var ns *unstructured.Unstructured
+	err := r.retryTransient(ctx, func() error {
+		var err error
+		ns, err = r.dynamic.Resource(namespacesResource).Get(ctx, "kube-system", metav1.GetOptions{})
+		return err
+	})
+	if err == nil {
+		c.ID = string(ns.GetUID())
+	}
+	return c
+}
