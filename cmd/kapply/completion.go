@@ -38,7 +38,7 @@ func registerCompletions(root *cobra.Command, getter *genericclioptions.ConfigFl
 	c := completer{getter: getter}
 	register := func(cmd *cobra.Command, flag string, fn cobra.CompletionFunc) {
 		if cmd.Flags().Lookup(flag) != nil || cmd.PersistentFlags().Lookup(flag) != nil {
-			_ = cmd.RegisterFlagCompletionFunc(flag, fn) // fails only for a flag registered twice
+			_ = cmd.RegisterFlagCompletionFunc(flag, bounded(fn)) // fails only for a flag registered twice
 		}
 	}
 	register(root, "context", c.fromKubeconfig(func(cfg kubeconfigNames) []string { return cfg.contexts }))
@@ -49,7 +49,7 @@ func registerCompletions(root *cobra.Command, getter *genericclioptions.ConfigFl
 	walk = func(cmd *cobra.Command) {
 		register(cmd, "applyset", c.applySets)
 		if cmd.ValidArgsFunction == nil && cmd.Runnable() && takesArgs(cmd) {
-			cmd.ValidArgsFunction = c.kindsAndNames
+			cmd.ValidArgsFunction = bounded(c.kindsAndNames)
 		}
 		for _, sub := range cmd.Commands() {
 			walk(sub)
@@ -57,6 +57,31 @@ func registerCompletions(root *cobra.Command, getter *genericclioptions.ConfigFl
 	}
 	for _, sub := range root.Commands() {
 		walk(sub)
+	}
+}
+
+// bounded is fn, given up after completionTimeout with no values: each
+// request is bounded, but client-go's deferred REST mapper asks discovery
+// again after a failure, and a server that never answered held
+// `export configmaps <TAB>` for twice the timeout. fn is left running;
+// the process ends after one completion.
+func bounded(fn cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		type answer struct {
+			values    []cobra.Completion
+			directive cobra.ShellCompDirective
+		}
+		done := make(chan answer, 1)
+		go func() {
+			values, directive := fn(cmd, args, toComplete)
+			done <- answer{values, directive}
+		}()
+		select {
+		case a := <-done:
+			return a.values, a.directive
+		case <-time.After(completionTimeout):
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
 	}
 }
 

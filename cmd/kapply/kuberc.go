@@ -47,6 +47,11 @@ func applyPreferences(root *cobra.Command, configFlags *genericclioptions.Config
 	if kubercDisabled() {
 		return nil
 	}
+	args, done, err := kubercReadOnce(args)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("error occurred while applying preferences kuberc error kuberc: %w", err))
+	}
+	defer done()
 	// The loader reads the file again and reports its errors; this read
 	// only looks ahead at what the loader will do.
 	prefs, err := kuberc.DefaultGetPreferences(explicitKuberc(args), io.Discard)
@@ -82,7 +87,7 @@ func writeLoaderWarnings(errOut io.Writer, printed string) {
 	}
 }
 
-// shadowSubcommandsKapplyLacks adds, for each default whose command goes
+// shadowSubcommandsKapplyLacks adds, for each default or alias whose command goes
 // past kapply's tree (kubectl's "apply view-last-applied", where kapply's
 // apply has no subcommands), a hidden placeholder for the missing
 // subcommand: cobra's Find would otherwise stop at the parent and the
@@ -90,14 +95,24 @@ func writeLoaderWarnings(errOut io.Writer, printed string) {
 // returns the function that removes them again.
 func shadowSubcommandsKapplyLacks(root *cobra.Command, prefs *config.Preference) (remove func()) {
 	var added []*cobra.Command
+	commands := make([]string, 0, len(prefs.Defaults)+len(prefs.Aliases))
 	for _, d := range prefs.Defaults {
-		parent, rest, err := root.Find(strings.Fields(d.Command))
-		if err != nil || len(rest) == 0 || parent == root {
+		commands = append(commands, d.Command)
+	}
+	// An alias of "apply view-last-applied" would otherwise run kapply's
+	// apply: kubectl's loader copies the command Find stops at and drops
+	// the rest of the alias's words, so a read became a write.
+	for _, a := range prefs.Aliases {
+		commands = append(commands, a.Command)
+	}
+	for _, command := range commands {
+		parent, rest, err := root.Find(strings.Fields(command))
+		if err != nil || len(rest) == 0 || parent == root || strings.HasPrefix(rest[0], "-") {
 			continue
 		}
-		missing := d.Command
+		missing := command
 		// An alias of the missing command is a copy of the shadow: it fails.
-		shadow := &cobra.Command{Use: rest[0], Hidden: true, RunE: func(*cobra.Command, []string) error {
+		shadow := &cobra.Command{Use: rest[0], Hidden: true, DisableFlagParsing: true, RunE: func(*cobra.Command, []string) error {
 			return fmt.Errorf("kapply has no command %q", missing)
 		}}
 		parent.AddCommand(shadow)
@@ -199,4 +214,84 @@ func (f *ignoredFlag) Set(string) error {
 		return fmt.Errorf("kapply has no such flag")
 	}
 	return nil
+}
+
+// maxKubercSize bounds the preferences file kapply reads: kubectl's loader
+// reads any file whole, and KUBERC=/dev/zero grew the process past 20 GB
+// until the kernel killed it. A kuberc holds a few defaults and aliases.
+const maxKubercSize = 1 << 20
+
+// kubercReadOnce returns args naming a regular file for the kuberc the
+// loader would read: the look-ahead above and kubectl's loader each read
+// the file, and a FIFO (--kuberc <(...)) read twice gave the loader
+// nothing, so its defaults (--dry-run=server) were dropped without a word.
+// A kuberc that is not a regular file is read here once, at most
+// maxKubercSize, into a temporary file; done removes it. A larger kuberc is
+// refused. Every other failure is left to the loader to report.
+func kubercReadOnce(args []string) (loaderArgs []string, done func(), err error) {
+	done = func() {}
+	path, _, err := kuberc.LoadKuberc(explicitKuberc(args))
+	if err != nil || path == "" {
+		return args, done, nil
+	}
+	info, err := os.Stat(path)
+	switch {
+	case err != nil || info.IsDir():
+		return args, done, nil
+	case info.Mode().IsRegular() && info.Size() > maxKubercSize:
+		return nil, done, fmt.Errorf("reading %s: larger than %d MiB, the most kapply reads from a kuberc", path, maxKubercSize>>20)
+	case info.Mode().IsRegular():
+		return args, done, nil
+	}
+	data, err := readKubercOnce(path)
+	if err != nil {
+		return nil, done, err
+	}
+	copied, err := os.CreateTemp("", "kuberc-")
+	if err != nil {
+		return nil, done, fmt.Errorf("copying %s: %w", path, err)
+	}
+	done = func() { _ = os.Remove(copied.Name()) } // a temporary file left behind harms nothing
+	if _, err := copied.Write(data); err != nil {
+		_ = copied.Close() // the write's error is the one to report
+		return nil, done, fmt.Errorf("copying %s: %w", path, err)
+	}
+	if err := copied.Close(); err != nil {
+		return nil, done, fmt.Errorf("copying %s: %w", path, err)
+	}
+	return append([]string{"--kuberc=" + copied.Name()}, withoutKubercFlag(args)...), done, nil
+}
+
+// readKubercOnce reads the kuberc at path, a FIFO or a device, to its end
+// or past maxKubercSize.
+func readKubercOnce(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() //nolint:errcheck // read only
+	data, err := io.ReadAll(io.LimitReader(f, maxKubercSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if len(data) > maxKubercSize {
+		return nil, fmt.Errorf("reading %s: larger than %d MiB, the most kapply reads from a kuberc", path, maxKubercSize>>20)
+	}
+	return data, nil
+}
+
+// withoutKubercFlag is args less every --kuberc and its value.
+func withoutKubercFlag(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		switch arg := args[i]; {
+		case arg == "--":
+			return append(out, args[i:]...)
+		case arg == "--kuberc":
+			i++
+		case !strings.HasPrefix(arg, "--kuberc="):
+			out = append(out, arg)
+		}
+	}
+	return out
 }

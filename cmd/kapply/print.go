@@ -219,9 +219,14 @@ func (p *eventPrinter) printObjects(streams genericiooptions.IOStreams, events [
 	}
 }
 
-// objectPrinter is a new printer of -o (see objectPrinter).
+// objectPrinter is a new printer of -o (see objectPrinter), without the
+// objects' managedFields, as kubectl apply -o prints them (its
+// --show-managed-fields, which kapply lacks, is false by default).
 func (p *eventPrinter) objectPrinter() printers.ResourcePrinter {
-	return objectPrinter(p.output)
+	if printer := objectPrinter(p.output); printer != nil {
+		return &printers.OmitManagedFieldsPrinter{Delegate: printer}
+	}
+	return nil
 }
 
 // printsObjects reports whether -o prints the objects (yaml, json, kyaml)

@@ -4,11 +4,21 @@
 // user who meets a divergence has a way out without a new release.
 package offswitch
 
-import "os"
+import (
+	"os"
+	"slices"
+	"strings"
+)
 
-// Off tells whether the environment variable name is set to "off". Callers
-// read it once per process, into a package variable, so that one run never
-// mixes the two paths.
+// offValues are the values that turn a part off, in any case and with
+// spaces around: "off" as documented, and the other ways people write it.
+// A user who met a divergence and wrote KAPPLY_FASTYAML=OFF or =false kept
+// the hand-written part without a word.
+var offValues = []string{"off", "false", "0"}
+
+// Off tells whether the environment variable name turns its part off.
+// Callers read it once per process, into a package variable, so that one
+// run never mixes the two paths.
 func Off(name string) bool {
-	return os.Getenv(name) == "off"
+	return slices.Contains(offValues, strings.ToLower(strings.TrimSpace(os.Getenv(name))))
 }

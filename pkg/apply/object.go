@@ -30,6 +30,10 @@ func (in Input) objects() ([]*object, error) {
 	}
 	out := make([]*object, len(in.Objects))
 	for i, u := range in.Objects {
+		if u == nil {
+			// Every operation reads the object's map: a nil one panicked.
+			return nil, fmt.Errorf("Input.Objects[%d] is nil: give an object with apiVersion, kind and metadata.name", i)
+		}
 		out[i] = &object{Obj: u}
 		if in.Sources != nil {
 			out[i].Source = in.Sources[i]

@@ -31,7 +31,8 @@ type Options struct {
 	// Selector is the label selector the objects were loaded with
 	// (kubectl's -l); selector pruning deletes what matches it.
 	Selector string
-	// Namespace is given to namespaced objects that name none.
+	// Namespace is given to namespaced objects that name none; empty
+	// means "default", as kubectl without -n and a context namespace.
 	Namespace string
 	// EnforceNamespace makes an object in another namespace an error, as
 	// kubectl does when -n is given.
@@ -168,6 +169,11 @@ func (o Options) withDefaults() Options {
 		o.FieldManager = ServerSideFieldManager
 	default:
 		o.FieldManager = ClientSideFieldManager
+	}
+	if o.Namespace == "" {
+		// A namespaced object built in code without one was sent to the
+		// cluster-wide URL: "the server does not allow this method".
+		o.Namespace = metav1.NamespaceDefault
 	}
 	if o.Parallel < 1 {
 		o.Parallel = DefaultParallel
