@@ -2,11 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/kapply/kapply/internal/testcluster"
 )
@@ -22,7 +27,7 @@ func TestKYAMLOutputReadByKubectl(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"objects.yaml": outputsSecret()})
 	kubectlPath := kubectl137Path(t)
 	if kubectlPath == "" {
-		t.Log("kubectl v1.37 not built (bin/kubectlcmd/kubectl): KYAML read with kapply's own YAML reader instead")
+		t.Log("kubectl v1.37 not built (bin/kubectlcmd/kubectl): KYAML read with apimachinery's YAML decoder instead")
 	}
 
 	applied := mustRun(t, "apply", "-f", dir, "-n", ns, "-o", "kyaml")
@@ -60,7 +65,7 @@ func TestKYAMLOutputReadByKubectl(t *testing.T) {
 
 // readObjects is the objects of a YAML stream as kubectl v1.37 reads them
 // (create --dry-run=client -o json; a List's items), or, without that
-// kubectl, as kapply's loader reads them.
+// kubectl, as apimachinery's YAML decoder reads them.
 func readObjects(t *testing.T, kubectlPath, text string) []map[string]any {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "objects.yaml")
@@ -68,8 +73,7 @@ func readObjects(t *testing.T, kubectlPath, text string) []map[string]any {
 		t.Fatal(err)
 	}
 	if kubectlPath == "" {
-		r := mustRun(t, "apply", "--dry-run=client", "-o", "json", "-f", file, "-n", "default")
-		return decodeJSONStream(t, r.stdout)
+		return decodeYAMLStream(t, text)
 	}
 	r := runKubectl137(t, kubectlPath, "create", "--dry-run=client", "--validate=false", "-o", "json", "-f", file)
 	if r.code != 0 {
@@ -98,4 +102,32 @@ func decodeJSONStream(t *testing.T, text string) []map[string]any {
 		}
 	}
 	return objects
+}
+
+// decodeYAMLStream decodes each document of a YAML stream, a List's items
+// in its place, as kubectl's reader would, without a server.
+func decodeYAMLStream(t *testing.T, text string) []map[string]any {
+	t.Helper()
+	var objects []map[string]any
+	decoder := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(text), 4096)
+	for {
+		var obj map[string]any
+		err := decoder.Decode(&obj)
+		if errors.Is(err, io.EOF) {
+			return objects
+		}
+		if err != nil {
+			t.Fatalf("decoding the KYAML: %v\n%s", err, text)
+		}
+		if obj == nil {
+			continue
+		}
+		if items, ok := obj["items"].([]any); ok && strings.HasSuffix(fmt.Sprint(obj["kind"]), "List") {
+			for _, item := range items {
+				objects = append(objects, item.(map[string]any))
+			}
+			continue
+		}
+		objects = append(objects, obj)
+	}
 }
