@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -83,6 +84,9 @@ type logOptions struct {
 	vmodule flag.Value
 }
 
+// klogFlagsMu serializes the binding of klog's process-wide flags.
+var klogFlagsMu sync.Mutex
+
 // bodyLevel is the first klog level at which client-go logs bodies.
 const bodyLevel = 8
 
@@ -90,6 +94,10 @@ const bodyLevel = 8
 // flags set process-wide state: they start from 0 on every run, as a test
 // runs many in one process) and adds --log-bodies.
 func (o *logOptions) addFlags(flags *pflag.FlagSet) {
+	// klog's Level.String reads what Level.Set writes atomically, without
+	// atomics: runs started at once in one process (the tests) take turns.
+	klogFlagsMu.Lock()
+	defer klogFlagsMu.Unlock()
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	for _, name := range []string{"v", "vmodule"} {
