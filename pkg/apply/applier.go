@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/flowcontrol"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/schema"
 )
 
@@ -68,9 +68,9 @@ type Clients struct {
 func NewClients(cfg *rest.Config, mapper meta.RESTMapper, schemaDiscovery discovery.CachedDiscoveryInterface, mergeKeys []schema.Override) (Clients, error) {
 	cfg = rest.CopyConfig(cfg)
 	if cfg.RateLimiter == nil {
-		cfg.RateLimiter = sharedRateLimiter(cfg)
+		cfg.RateLimiter = cluster.SharedRateLimiter(cfg)
 	}
-	cfg.Wrap(takeRetryAfter)
+	cfg.Wrap(cluster.TakeRetryAfter)
 	cfg.WarningHandlerWithContext = serverWarnings{}
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -97,24 +97,6 @@ func NewClients(cfg *rest.Config, mapper meta.RESTMapper, schemaDiscovery discov
 		c.OpenAPI = schemaDiscovery.RESTClient()
 	}
 	return c, nil
-}
-
-// sharedRateLimiter is the limiter client-go would give each client built
-// from cfg, with its defaults for a zero QPS or burst (nil: none), so that
-// every client of the run draws on one limit: each would otherwise get its
-// own, and the run could send --qps requests a second per client.
-func sharedRateLimiter(cfg *rest.Config) flowcontrol.RateLimiter {
-	qps, burst := cfg.QPS, cfg.Burst
-	if qps == 0 {
-		qps = rest.DefaultQPS
-	}
-	if burst == 0 {
-		burst = rest.DefaultBurst
-	}
-	if qps <= 0 {
-		return nil
-	}
-	return flowcontrol.NewTokenBucketRateLimiter(qps, burst)
 }
 
 // Applier applies objects to one cluster: for each, the three-way merge of

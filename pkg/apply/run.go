@@ -36,7 +36,7 @@ type runner struct {
 	crdsApplied bool
 	done        atomic.Int64
 	// retries is the run's one rule for answers that say "try again".
-	retries *retries
+	retries *cluster.Retries
 	// listSlots bounds the run's LISTs open at once (eachListed).
 	listSlots chan struct{}
 	// planning, when set, makes the run Applier.Plan's: each object is
@@ -155,7 +155,7 @@ func (a *Applier) runner(ctx context.Context, opts settings) (*runner, error) {
 		meta.MaybeResetRESTMapper(c.Mapper)
 	}
 	r := &runner{opts: opts, dynamic: c.Dynamic, lists: rawClient(c.Lists), discovery: c.Discovery,
-		host: c.Host, retries: newRetries(c.Backoff, c.RetryWindow, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
+		host: c.Host, retries: cluster.NewRetries(c.Backoff, c.RetryWindow, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
 	r.runAnswers = newRunAnswers(ctx, c, builtins.Recognizes, r.retryTransient)
 	return r, nil
 }

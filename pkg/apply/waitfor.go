@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/wait"
 )
 
@@ -44,5 +45,5 @@ func WaitTargets(events []Event) (targets []wait.Target, places []int) {
 // run retries its LISTs as a run does. requestTimeout is the client's
 // (--request-timeout; zero when unset).
 func NewRetry(requestTimeout time.Duration) func(ctx context.Context, request func() error) error {
-	return newRetries(DefaultBackoff, 0, requestTimeout).do
+	return cluster.NewRetries(DefaultBackoff, 0, requestTimeout).Do
 }
