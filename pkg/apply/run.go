@@ -154,7 +154,7 @@ func (a *Applier) runner(ctx context.Context, opts settings) (*runner, error) {
 	if a.ran.Swap(true) {
 		meta.MaybeResetRESTMapper(c.Mapper)
 	}
-	r := &runner{opts: opts, dynamic: c.Dynamic, lists: rawClient(c.Lists), discovery: c.Discovery,
+	r := &runner{opts: opts, dynamic: c.Dynamic, lists: cluster.RawClient(c.Lists), discovery: c.Discovery,
 		host: c.Host, retries: cluster.NewRetries(c.Backoff, c.RetryWindow, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
 	r.runAnswers = newRunAnswers(ctx, c, builtins.Recognizes, r.retryTransient)
 	return r, nil
