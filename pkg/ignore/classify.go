@@ -78,7 +78,7 @@ func Classify(s Sides) []Field {
 	var out []Field
 	seen := map[string]bool{}
 	for _, c := range s.Changes {
-		if c.Reason == plan.KeptUnmanaged {
+		if c.Reason == plan.KeptUnmanaged || isNoise(c.Path) {
 			continue
 		}
 		f := Field{Path: c.Path, Class: ByFile}
