@@ -197,17 +197,19 @@ func managedIfAny(m *ownership.Ownership) ignore.Managed {
 	return m
 }
 
-// classNotes is --explain's block of classes, one line per field.
+// classNotes is --explain's block of the fields the file does not cause,
+// one line each with its cause (the reasons above give the file's).
 func classNotes(fields []ignore.Field) string {
-	if len(fields) == 0 {
+	var b strings.Builder
+	for _, f := range fields {
+		if f.Class.FromServer() {
+			fmt.Fprintf(&b, "#   %s: %s\n", f.Path, f)
+		}
+	}
+	if b.Len() == 0 {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString("# cause:\n")
-	for _, f := range fields {
-		fmt.Fprintf(&b, "#   %s: %s\n", f.Path, f)
-	}
-	return b.String()
+	return "# not caused by the file (kapply diff --suggest-ignore writes rules for these):\n" + b.String()
 }
 
 // finish writes, after the diff, the suggested rules (--suggest-ignore)

@@ -95,11 +95,23 @@ func Classify(s Sides) []Field {
 		return out
 	}
 	for _, p := range changedLeaves(s.Merged, s.Result) {
-		if !seen[p.String()] {
+		if !seen[p.String()] && !fromStringData(s.Merged, p) {
 			out = append(out, Field{Path: p, Class: s.serverClass(p)})
 		}
 	}
 	return out
+}
+
+// fromStringData reports a field of a Secret's stringData, or its data.K
+// that the file sets as stringData.K: the server moves the one to the
+// other, and the file causes both.
+func fromStringData(merged map[string]any, p fieldpath.Path) bool {
+	stringData, _ := merged["stringData"].(map[string]any)
+	if len(p) != 2 || stringData == nil {
+		return false
+	}
+	_, ok := stringData[p[1].Field]
+	return p[0].Field == "stringData" || p[0].Field == "data" && ok
 }
 
 // serverClass is the class of a field the server changed.

@@ -302,3 +302,12 @@ spec: {ports: [{port: 80, protocol: TCP}, {port: 443, protocol: TCP}]}
 		t.Errorf("pointer %q", got)
 	}
 }
+
+func TestIgnoreClassifySecretStringData(t *testing.T) {
+	merged := obj(t, "kind: Secret\nstringData: {password: p}\n")
+	result := obj(t, "kind: Secret\ndata: {password: cA==, token: dA==}\n")
+	fields := Classify(Sides{Merged: merged, Result: result, ResultOwners: owners{}, Appliers: []string{"a"}})
+	if len(fields) != 1 || fields[0].Path.String() != "data.token" {
+		t.Errorf("classes %v: want data.token only, not data.password nor stringData.password, which the server moves", fields)
+	}
+}
