@@ -332,7 +332,7 @@ func TestExplainNoiseAndSuggestIgnore(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "containerPort: 8080") {
 		t.Errorf("diff with the rules and a new port: exit %d, want 1 and the port:\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"ports[containerPort=8080].protocol: server: defaulted", "ports[containerPort=8080].containerPort: set by file"} {
+	for _, want := range []string{"ports[containerPort=8080].protocol: server: defaulted", "ports[containerPort=8080].containerPort: (none) -> 8080  (set by file)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("diff --explain lacks %q:\n%s", want, r.stdout)
 		}
