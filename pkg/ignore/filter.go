@@ -42,7 +42,10 @@ func (rs *Rules) Ignored(id plan.ID, managed Managed, obj map[string]any, p fiel
 // DryRunResult lose the ignored fields, Changes those whose field is
 // ignored on live or on Merged; an Update left without changes is
 // Unchanged. live is the object the item was planned against (nil for a
-// create). kapply plan and diff filter items with it.
+// create). kapply plan and diff filter items with it. The Patch is left
+// as it was: filtering changes what a plan shows, and an executed item
+// still writes its body; to leave the fields as live on execution, plan
+// from the file Respect returns.
 func (rs *Rules) FilterItem(it plan.Item, live map[string]any, managed Managed) plan.Item {
 	if len(rs.For(it.ID)) == 0 {
 		return it

@@ -311,3 +311,21 @@ func TestIgnoreClassifySecretStringData(t *testing.T) {
 		t.Errorf("classes %v: want data.token only, not data.password nor stringData.password, which the server moves", fields)
 	}
 }
+
+func TestIgnoreFilterItem(t *testing.T) {
+	rs := rulesOf(t, header+"- kind: Deployment\n  jsonPointers: [/spec/replicas]\n")
+	live := obj(t, deployment)
+	merged := obj(t, strings.Replace(deployment, "replicas: 5", "replicas: 2", 1))
+	it := plan.Item{Action: plan.Update, ID: webID, Merged: merged, Changes: []plan.Change{{Path: fieldpath.Fields("spec", "replicas"), Old: int64(5), New: int64(2)}}}
+	got := rs.FilterItem(it, live, nil)
+	if got.Action != plan.Unchanged || len(got.Changes) != 0 {
+		t.Errorf("item with only an ignored change: %s, %v; want unchanged, no changes", got.Action, got.Changes)
+	}
+	if _, err := fieldpath.Fields("spec", "replicas").Lookup(got.Merged); err == nil {
+		t.Error("Merged keeps the ignored field")
+	}
+	it.Changes = append(it.Changes, plan.Change{Path: fieldpath.Fields("metadata", "labels", "app"), New: "web"})
+	if got := rs.FilterItem(it, live, nil); got.Action != plan.Update || len(got.Changes) != 1 {
+		t.Errorf("item with a real change too: %s, %v; want patch with that change", got.Action, got.Changes)
+	}
+}
