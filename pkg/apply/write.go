@@ -35,10 +35,8 @@ func (r *runner) createOrUpdate(ctx context.Context, o *object, lives *liveIndex
 		}
 		exists = err == nil
 	}
-	if exists && r.opts.FileFromLive != nil {
-		if err := r.fileFromLive(o, live); err != nil {
-			return o.event(Event{Outcome: Failed, Err: err})
-		}
+	if err := r.fileFromLive(o, live, exists); err != nil {
+		return o.event(Event{Outcome: Failed, Err: err})
 	}
 	switch {
 	case r.planning != nil && !exists:

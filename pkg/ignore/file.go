@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -108,12 +110,20 @@ func decodeRule(name string, n *yaml.Node) (*Rule, error) {
 	return r, nil
 }
 
-// yamlError names the file in a YAML error, whose text says the line
-// ("yaml: line 3: ...").
+// yamlLine is the line yaml.v3 puts in its messages ("yaml: line 3: ...",
+// "line 3: cannot unmarshal ...").
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// yamlError is a YAML error as a LineError of the file.
 func yamlError(name string, err error) error {
+	text := err.Error()
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
-		return fmt.Errorf("%s: %s", name, te.Errors[0])
+		text = te.Errors[0]
+	}
+	if m := yamlLine.FindStringSubmatch(text); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &LineError{File: name, Line: line, Err: errors.New(m[2])}
 	}
 	return fmt.Errorf("%s: %w", name, err)
 }
