@@ -235,7 +235,7 @@ func TestIgnoreClassify(t *testing.T) {
 			{Path: mustPath(t, "metadata.labels.old"), Reason: plan.RemovedFromFile},
 			{Path: mustPath(t, "metadata.labels.other"), Reason: plan.KeptUnmanaged},
 		},
-		LiveOwners: owners{"spec.replicas": {"hpa-controller (scale)"}, "spec.template.spec.containers[name=web].image": {"kubectl-client-side-apply"}},
+		LiveOwners:   owners{"spec.replicas": {"hpa-controller (scale)"}, "spec.template.spec.containers[name=web].image": {"kubectl-client-side-apply"}},
 		ResultOwners: owners{"spec.template.spec.containers[name=web].imagePullPolicy": {"kubectl-client-side-apply"}},
 		Appliers:     []string{"kubectl-client-side-apply"},
 	})
@@ -244,10 +244,10 @@ func TestIgnoreClassify(t *testing.T) {
 		got[f.Path.String()] = f.String()
 	}
 	want := map[string]string{
-		"spec.template.spec.containers[name=web].image":           "set by file",
-		"spec.replicas":                                           "other writer: hpa-controller",
-		"metadata.labels.old":                                     "removed from file",
-		"metadata.labels.injected":                                "server: admission",
+		"spec.template.spec.containers[name=web].image": "set by file",
+		"spec.replicas":            "other writer: hpa-controller",
+		"metadata.labels.old":      "removed from file",
+		"metadata.labels.injected": "server: admission",
 		"spec.template.spec.containers[name=web].imagePullPolicy": "server: defaulted",
 	}
 	if !reflect.DeepEqual(got, want) {
