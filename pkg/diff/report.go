@@ -72,9 +72,13 @@ type Failure struct {
 }
 
 // label is the failure's line in a report: "failed Kind ns/name", or
-// the file when the object is not known (a file that could not be read).
+// the file when the object is not known (a file that could not be read),
+// or "(no object)" for a failure of the run (pruning refused).
 func (f Failure) label() string {
-	if f.Kind == "" && f.Name == "" {
+	switch {
+	case f.Kind == "" && f.Name == "" && f.File == "":
+		return fmt.Sprintf("%s (no object)", OpFailed)
+	case f.Kind == "" && f.Name == "":
 		return fmt.Sprintf("%s %s", OpFailed, f.File)
 	}
 	return fmt.Sprintf("%s %s", OpFailed, f.Identity)

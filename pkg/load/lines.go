@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	runtimeobj "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/resource"
 )
 
 // Lines of documents: an object read from a file knows the line its
@@ -85,4 +87,27 @@ func yamlDocumentLines(data []byte) []int {
 // lineOfOffset is the 1-based line of data's byte at offset.
 func lineOfOffset(data []byte, offset int) int {
 	return bytes.Count(data[:offset], []byte("\n")) + 1
+}
+
+// linesByDeclaration gives the infos the resource builder read from the
+// documents of a file the lines of those documents: each info's is that
+// of the next document declaring it (a List may declare several in a
+// row). An info no document declares has 0. The documents are parsed again
+// (yamldoc.Declares), which only files the builder reads pay.
+func linesByDeclaration(docs []localDocument, infos []*resource.Info) []int {
+	lines := make([]int, len(infos))
+	next := 0
+	for i, info := range infos {
+		u, ok := info.Object.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		for k := next; k < len(docs); k++ {
+			if docs[k].line > 0 && declares(docs[k].data, &Object{Obj: u}) {
+				lines[i], next = docs[k].line, k
+				break
+			}
+		}
+	}
+	return lines
 }

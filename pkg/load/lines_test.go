@@ -27,6 +27,9 @@ func TestLoadGivesTheLineOfEachDocument(t *testing.T) {
 			strings.ReplaceAll(strings.TrimSuffix(cm("c"), "\n"), "\n", "\n  ") + "\n", map[string]int{"a": 1, "b": 7, "c": 7}},
 		{"CRLF", "crlf.yaml", strings.ReplaceAll("# c\n"+cm("a")+"---\n"+cm("b"), "\n", "\r\n"), map[string]int{"a": 2, "b": 7}},
 		{"no newline at the end", "short.yaml", "\n\n" + strings.TrimSuffix(cm("a"), "\n"), map[string]int{"a": 3}},
+		{"flow style, read by the builder", "flow.yaml", "# flow\n---\n\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: {x: 1}}\n---\n" +
+			"{apiVersion: v1, kind: List, items: [{apiVersion: v1, kind: ConfigMap, metadata: {name: b}}, {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}]}\n",
+			map[string]int{"a": 4, "b": 9, "c": 9}},
 		{"JSON stream", "stream.json", "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"a\"}}\n\n  {\"apiVersion\": \"v1\",\n\"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"b\"}}\n",
 			map[string]int{"a": 1, "b": 4}},
 	}

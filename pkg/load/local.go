@@ -160,6 +160,7 @@ func readFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, i
 			f.errs = []error{f.readErr}
 		case f.fallback != "":
 			f.infos, f.errs = buildRead(getter, f, selector)
+			f.infoLines = linesByDeclaration(f.docs, f.infos)
 		}
 		// list found the refused documents of the YAML it read; those of
 		// other files are looked for in the bytes read, when the file gave
