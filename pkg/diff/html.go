@@ -2,8 +2,8 @@ package diff
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	_ "embed"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"slices"
@@ -50,7 +50,7 @@ type htmlObject struct {
 	// Name is the object's kind, namespace and name.
 	Name   string
 	Source string
-	Lines     []htmlLine
+	Lines  []htmlLine
 	// Why is the object's whole explanation, as --explain prints it.
 	Why     string
 	Message string

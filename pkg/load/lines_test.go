@@ -15,7 +15,7 @@ func TestLoadGivesTheLineOfEachDocument(t *testing.T) {
 	cm := func(name string) string { return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n" }
 	cases := []struct {
 		name, file, content string
-		want              map[string]int // object name → line
+		want                map[string]int // object name → line
 	}{
 		{"multi-document", "multi.yaml", cm("a") + "---\n" + cm("b") + "---\n" + cm("c"), map[string]int{"a": 1, "b": 6, "c": 11}},
 		{"leading comments and separators", "comments.yaml",
