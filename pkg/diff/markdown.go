@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"html"
 	"strings"
 )
 
@@ -96,9 +97,10 @@ func markdownBlocks(comparisons []Comparison, failures []Failure) ([]markdownBlo
 }
 
 // detailsBlock is a collapsed block titled label holding text in a fence
-// of the given language. The label is an object's kind and name, which
-// hold no markup (DNS names); the text is fenced.
+// of the given language. The label is escaped as HTML (a failure's may be
+// a file name); the text is fenced.
 func detailsBlock(label, lang, text string) markdownBlock {
+	label = html.EscapeString(label)
 	fence := Fence(text)
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"

@@ -152,3 +152,13 @@ func lengths(runs []string) []int {
 	}
 	return out
 }
+
+func TestMarkdownEscapesAFailedFileName(t *testing.T) {
+	out, err := Markdown(nil, []Failure{{File: "<img src=x>.yaml", Message: "unreadable"}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "<summary>failed <img") || !strings.Contains(out, "<summary>failed &lt;img src=x&gt;.yaml</summary>") {
+		t.Errorf("file name not escaped:\n%s", out)
+	}
+}
