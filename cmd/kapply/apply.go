@@ -108,7 +108,9 @@ reason, and the exit code is 1.`,
   kapply apply -f widgets/ --merge-key 'Widget.example.com:spec.rules=name'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error { return runApply(cmd, getter, streams, opts) })
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runApply(cmd, getter, streams, opts)
+			})
 		},
 	}
 	contexts.add(cmd)

@@ -45,7 +45,9 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
   kapply delete -f manifests/ -R --dry-run=server`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error { return runDelete(cmd, getter, streams, opts) })
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runDelete(cmd, getter, streams, opts)
+			})
 		},
 	}
 	contexts.add(cmd)

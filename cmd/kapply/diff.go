@@ -88,7 +88,9 @@ objects were diffed and others failed).`,
   KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error { return runDiff(cmd.Context(), getter, streams, opts) })
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runDiff(cmd.Context(), getter, streams, opts)
+			})
 		},
 	}
 	contexts.add(cmd)

@@ -48,7 +48,9 @@ object is not (changed or foreign-owned fields, not on the server, no record),
   kapply status -f web.yaml -o json | jq '.[].changed'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error { return runStatus(cmd.Context(), getter, streams, opts) })
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runStatus(cmd.Context(), getter, streams, opts)
+			})
 		},
 	}
 	contexts.add(cmd)
