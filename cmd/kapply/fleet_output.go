@@ -49,20 +49,50 @@ func (o *fleetOutput) streamsFor(context string) genericiooptions.IOStreams {
 	return genericiooptions.IOStreams{In: o.stdin(), Out: out, ErrOut: errOut}
 }
 
-// onEvent closes a cluster's writers when it finishes.
+// eventTime is how cluster start and finish lines give their time.
+const eventTime = "2006-01-02T15:04:05.000Z07:00"
+
+// onEvent prints a line as each cluster starts and finishes, with its
+// wave and time (the order of a rollout shows), and closes a finished
+// cluster's writers.
 func (o *fleetOutput) onEvent(e fleet.Event) {
-	if e.Kind != fleet.ClusterFinished {
-		return
+	prefix := "[" + e.Context + "] "
+	switch e.Kind {
+	case fleet.ClusterStarted:
+		o.eventLine(fmt.Sprintf("%sstarted (wave %d, %s)\n", prefix, e.Wave, e.Time.Format(eventTime)))
+	case fleet.ClusterFinished:
+		o.closeWriters(e.Context)
+		state := "finished"
+		if e.Result.ClusterFailed {
+			state = "failed"
+		}
+		o.eventLine(fmt.Sprintf("%s%s (wave %d, %s, after %s)\n", prefix, state, e.Wave, e.Time.Format(eventTime), e.Result.Duration.Round(10*time.Millisecond)))
 	}
+}
+
+// eventLine prints one line of onEvent; one that cannot be written fails
+// the run.
+func (o *fleetOutput) eventLine(line string) {
+	if _, err := io.WriteString(o.err, line); err != nil {
+		o.setUnprinted()
+	}
+}
+
+func (o *fleetOutput) setUnprinted() {
 	o.mu.Lock()
-	writers := o.open[e.Context]
-	delete(o.open, e.Context)
+	o.unprinted = true
+	o.mu.Unlock()
+}
+
+// closeWriters closes a finished cluster's writers.
+func (o *fleetOutput) closeWriters(context string) {
+	o.mu.Lock()
+	writers := o.open[context]
+	delete(o.open, context)
 	o.mu.Unlock()
 	for _, w := range writers {
 		if err := w.close(); err != nil {
-			o.mu.Lock()
-			o.unprinted = true
-			o.mu.Unlock()
+			o.setUnprinted()
 		}
 	}
 }
