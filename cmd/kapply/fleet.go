@@ -90,6 +90,7 @@ func (f *fleetFlags) job(cmd *cobra.Command, getter *genericclioptions.ConfigFla
 		clusterCmd.SetContext(context.WithValue(ctx, fleetTallyKey{}, tally))
 		err := fn(&clusterCmd, contextFlags(getter, c.Context, f.clusterTimeout, streams.ErrOut), streams)
 		code := exitCode(err, streams.ErrOut)
+		out.addStates(c.Context, tally.objectStates())
 		outcome := fleet.Outcome{Counts: tally.counts(), Code: code, ClusterFailed: code >= failureCode(cmd)}
 		outcome.Err = firstError(err, outcome.FirstFailure, code)
 		if waits {
@@ -144,6 +145,14 @@ type fleetTallyKey struct{}
 type fleetTally struct {
 	mu sync.Mutex
 	c  fleet.Counts
+	// states are the objects' states of a status run.
+	states []objectState
+}
+
+func (t *fleetTally) objectStates() []objectState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.states
 }
 
 func (t *fleetTally) counts() fleet.Counts {

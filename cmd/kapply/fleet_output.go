@@ -27,6 +27,8 @@ type fleetOutput struct {
 	open map[string][]*prefixedLines
 	// unprinted: a cluster's last partial line could not be written.
 	unprinted bool
+	// drift holds status's object states by cluster.
+	drift crossDrift
 }
 
 func newFleetOutput(streams genericiooptions.IOStreams, clusters int) *fleetOutput {
@@ -97,6 +99,16 @@ func (o *fleetOutput) closeWriters(context string) {
 	}
 }
 
+// addStates keeps a cluster's object states (status), unless the cluster
+// was given up: what it reports late is not the run's.
+func (o *fleetOutput) addStates(context string, states []objectState) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, open := o.open[context]; open {
+		o.drift.add(context, states)
+	}
+}
+
 // finish prints the matrix and returns the run's exit: the worst code of
 // the clusters'.
 func (o *fleetOutput) finish(results []fleet.Result) error {
@@ -109,6 +121,9 @@ func (o *fleetOutput) finish(results []fleet.Result) error {
 		if r.ClusterFailed {
 			failed++
 		}
+	}
+	if err := o.drift.print(o.out); err != nil {
+		return withCode(max(worst, exitFailed), fmt.Errorf("printing the states across clusters: %w", err))
 	}
 	if err := printMatrix(o.err, results); err != nil {
 		return withCode(max(worst, exitFailed), err)

@@ -227,3 +227,42 @@ func TestFleetPrefixedLinesAreWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// status over several contexts says, for each object, which clusters
+// stand alike: in step, changed by someone else (and how), or missing.
+func TestFleetContextsStatusAcrossClusters(t *testing.T) {
+	kubeconfig, namespaces := fleetKubeconfig(t, "ok", "edited", "empty")
+	dir := writeFiles(t, map[string]string{"cm.yaml": fleetConfigMap})
+	file := filepath.Join(dir, "cm.yaml")
+	if r := kapplyKubeconfig(t, kubeconfig, "apply", "-f", file, "--contexts", "ok,edited"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	client := kubernetes.NewForConfigOrDie(cluster.Config)
+	cms := client.CoreV1().ConfigMaps(namespaces["edited"])
+	cm, err := cms.Get(context.Background(), "fleet", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["k"] = "by-hand"
+	if _, err := cms.Update(context.Background(), cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := kapplyKubeconfig(t, kubeconfig, "status", "-f", file, "--contexts", "ok,edited,empty")
+	if r.code != 1 {
+		t.Fatalf("status: exit %d, want 1 (drift)\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	_, across, ok := strings.Cut(r.stdout, "Across clusters:\n")
+	want := []string{
+		"configmap/fleet (from " + file + "): 3 state(s) across 3 cluster(s)",
+		`  changed since the last apply: data.k: live "by-hand", last applied "v1": edited`,
+		"  in step with the last apply: ok",
+		"  not on the server: empty",
+	}
+	if !ok || strings.TrimSpace(across) != strings.Join(want, "\n") {
+		t.Errorf("states across clusters:\n%s\nwant:\n%s", across, strings.Join(want, "\n"))
+	}
+	r = kapplyKubeconfig(t, kubeconfig, "status", "-f", file, "--contexts", "ok")
+	if strings.Contains(r.stdout, "Across clusters") {
+		t.Errorf("one cluster, yet a comparison:\n%s", r.stdout)
+	}
+}

@@ -77,6 +77,7 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 		warnings.print(s.Warnings)
 		maskSecretValues(s.Drift, run.targets[i].Obj.Object)
 	}
+	tallyStatusForFleet(ctx, statuses)
 	if opts.output == "json" {
 		if err := printStatusJSON(streams.Out, statuses); err != nil {
 			return err
