@@ -52,14 +52,38 @@ func (f *fleetFlags) enabled() bool {
 	return len(f.contexts) > 0 || f.allContexts || f.clustersFile != ""
 }
 
+// rolloutFlags are the flags that mean something only over several
+// contexts.
+var rolloutFlags = []string{"max-parallel", "canary", "wave-size", "cluster-timeout", "fail-fast", "cluster-selector"}
+
+// check refuses rollout flags without contexts, and negative counts.
+func (f *fleetFlags) check(cmd *cobra.Command) error {
+	if !f.enabled() {
+		for _, name := range rolloutFlags {
+			if cmd.Flags().Changed(name) {
+				return fmt.Errorf("--%s needs --contexts, --all-contexts or --clusters-file", name)
+			}
+		}
+	}
+	switch {
+	case f.selector != "" && f.clustersFile == "":
+		return errors.New("--cluster-selector needs --clusters-file")
+	case f.maxParallel < 1:
+		return fmt.Errorf("--max-parallel must be at least 1, not %d", f.maxParallel)
+	case f.canary < 0 || f.waveSize < 0 || f.clusterTimeout < 0:
+		return errors.New("--canary, --wave-size and --cluster-timeout cannot be negative")
+	}
+	return nil
+}
+
 // run is a command's RunE: fn once as before, or with --contexts once per
 // selected context, then the matrix of results; the exit code is the worst
 // of the clusters'.
 func (f *fleetFlags) run(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, fn contextRun) error {
+	if err := f.check(cmd); err != nil {
+		return flagError(cmd, err)
+	}
 	if !f.enabled() {
-		if f.selector != "" {
-			return flagError(cmd, errors.New("--cluster-selector needs --clusters-file"))
-		}
 		return fn(cmd, getter, streams)
 	}
 	if getter.Context != nil && *getter.Context != "" {

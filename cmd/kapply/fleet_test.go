@@ -151,7 +151,10 @@ func TestFleetContextsFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--contexts", "one", "--context", "one"}, "cannot be used with --context"},
 		{[]string{"--contexts", "nope-*"}, `no context matches "nope-*"`},
-		{[]string{"--cluster-selector", "region=eu"}, "--cluster-selector needs --clusters-file"},
+		{[]string{"--cluster-selector", "region=eu"}, "--cluster-selector needs --contexts, --all-contexts or --clusters-file"},
+		{[]string{"--all-contexts", "--cluster-selector", "region=eu"}, "--cluster-selector needs --clusters-file"},
+		{[]string{"--canary", "1"}, "--canary needs --contexts"},
+		{[]string{"--all-contexts", "--max-parallel", "0"}, "--max-parallel must be at least 1"},
 	} {
 		r := kapplyKubeconfig(t, kubeconfig, append([]string{"apply", "-f", file}, tc.args...)...)
 		if r.code != 1 || !strings.Contains(r.stderr, tc.want) {
