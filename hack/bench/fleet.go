@@ -48,6 +48,11 @@ func benchFleet(ctx context.Context, cfg config, work string, stdout, stderr io.
 		}
 	}
 	b := &fleetBench{cfg: cfg, work: work, servers: servers, stderr: stderr}
+	defer func() {
+		for _, p := range b.proxies {
+			err = errors.Join(err, p.Close())
+		}
+	}()
 	if err := b.writeTrees(); err != nil {
 		return err
 	}
@@ -62,6 +67,8 @@ type fleetBench struct {
 	stderr  io.Writer
 	// kubeconfig holds every context of every set.
 	kubeconfig *clientcmdapi.Config
+	// proxies add -latency in front of each server.
+	proxies []*latencyProxy
 }
 
 // fleetRun is one measured command's figures.

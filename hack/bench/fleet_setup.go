@@ -73,7 +73,8 @@ func singleNamespaces(n int) []string {
 
 func contextName(set string, i int) string { return fmt.Sprintf("%s-%02d", set, i) }
 
-// addServer adds the admin context of a server's kubeconfig under name.
+// addServer adds the admin context of a server's kubeconfig under name,
+// through a latency proxy with -latency.
 func (b *fleetBench) addServer(name, path string) error {
 	from, err := clientcmd.LoadFromFile(path)
 	if err != nil {
@@ -81,6 +82,14 @@ func (b *fleetBench) addServer(name, path string) error {
 	}
 	ctx := from.Contexts[from.CurrentContext]
 	b.kubeconfig.Clusters[name] = from.Clusters[ctx.Cluster]
+	if b.cfg.latency > 0 {
+		proxy, err := startLatencyProxy(from.Clusters[ctx.Cluster].Server, b.cfg.latency)
+		if err != nil {
+			return fmt.Errorf("starting the latency proxy of %s: %w", name, err)
+		}
+		b.proxies = append(b.proxies, proxy)
+		b.kubeconfig.Clusters[name].Server = proxy.URL()
+	}
 	b.kubeconfig.AuthInfos[name] = from.AuthInfos[ctx.AuthInfo]
 	b.kubeconfig.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
 	return nil

@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/kapply/kapply/internal/peakrss"
 	"github.com/kapply/kapply/internal/testcluster"
@@ -52,6 +53,7 @@ type config struct {
 	// instead of the tools (see benchFleet).
 	fleet    bool
 	contexts int
+	latency  time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -72,6 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.generation, "generation", 0, "with -write-tree: the generation (0 create, 1 update, 2 diff)")
 	fs.BoolVar(&cfg.fleet, "fleet", false, "measure kapply over many contexts on three servers instead (-contexts x -objects objects; make bench-fleet)")
 	fs.IntVar(&cfg.contexts, "contexts", 30, "with -fleet: the contexts, spread over the three servers")
+	fs.DurationVar(&cfg.latency, "latency", 0, "with -fleet: reach each server through a proxy that delays every chunk this long each way, as a remote cluster")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
