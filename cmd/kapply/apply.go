@@ -43,6 +43,7 @@ type applyOptions struct {
 	noOverwrite  bool
 	secretRecord string
 	wait         bool
+	review       reviewOptions
 }
 
 // pruneOptions are apply's pruning flags.
@@ -107,6 +108,9 @@ reason, and the exit code is 1.`,
   kapply apply -f widgets/ --merge-key 'Widget.example.com:spec.rules=name'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.review.on() {
+				return runReviewed(cmd, getter, streams, opts)
+			}
 			return runApply(cmd, getter, streams, opts)
 		},
 	}
@@ -134,6 +138,7 @@ reason, and the exit code is 1.`,
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune, as group/version/kind (core/v1/ConfigMap); Namespaces and PersistentVolumes are pruned only when listed here")
 	flags.BoolVar(&opts.prune.allowEmpty, "prune-allow-empty", false, "let a run with no objects prune every member of the set")
 	flags.StringVar(&opts.prune.cascade, "cascade", "background", `how pruned objects' dependents go: "background", "foreground" or "orphan"`)
+	opts.review.add(flags)
 	flags.BoolVar(&opts.prune.all, "all", false, "with --prune and no -l: prune every object of the allowlisted kinds that has a last-applied record and that the files no longer declare, in the namespaces the run applied to (kubectl's --all)")
 	return cmd
 }
