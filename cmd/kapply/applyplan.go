@@ -208,8 +208,18 @@ func changedSinceDiff(it plan.Item, fields []fieldpath.Path, live *unstructured.
 		}
 	}
 	return difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(planned.String()), B: difflib.SplitLines(now.String()),
+		A: lines(planned.String()), B: lines(now.String()),
 		FromFile: it.ID.String() + " (when planned)", ToFile: it.ID.String() + " (now)", Context: 3})
+}
+
+// lines splits text after each newline, each line keeping its own
+// (difflib.SplitLines adds an empty last line to text that ends in one).
+func lines(text string) []string {
+	out := strings.SplitAfter(text, "\n")
+	if out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
 }
 
 // plannedValue is the value the plan saw at path: its change's Old.
@@ -235,8 +245,8 @@ func writeFieldValue(b *strings.Builder, path fieldpath.Path, v any) error {
 			return err
 		}
 		fmt.Fprintf(b, "%s:\n", path)
-		for _, line := range strings.SplitAfter(strings.TrimSuffix(string(text), "\n"), "\n") {
-			b.WriteString("  " + strings.TrimSuffix(line, "\n") + "\n")
+		for _, line := range lines(string(text)) {
+			b.WriteString("  " + line)
 		}
 		return nil
 	}

@@ -41,8 +41,16 @@ func printPlanTable(w io.Writer, p *plan.Plan) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ns, kind, it.ID.Name, operationOf(it.Action), fields, reason)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "Plan: %d to create, %d to patch, %d to apply server-side, %d to prune, %d to delete, %d unchanged.\n",
-		counts[plan.Create], counts[plan.Update], counts[plan.Apply], counts[plan.Prune], counts[plan.Delete], counts[plan.Unchanged])
+	line := fmt.Sprintf("Plan: %d to create, %d to patch", counts[plan.Create], counts[plan.Update])
+	for _, c := range []struct {
+		action plan.Action
+		words  string
+	}{{plan.Apply, "to apply server-side"}, {plan.Prune, "to prune (delete)"}, {plan.Delete, "to delete"}} {
+		if n := counts[c.action]; n > 0 {
+			line += fmt.Sprintf(", %d %s", n, c.words)
+		}
+	}
+	fmt.Fprintf(w, "%s, %d unchanged.\n", line, counts[plan.Unchanged])
 }
 
 // operationOf is the OPERATION column: removals are marked.
@@ -72,7 +80,8 @@ func describeItem(it plan.Item) (fields, reason string) {
 	}
 	var paths, reasons []string
 	for _, c := range it.Changes {
-		if isRecordPath(c.Path) {
+		// Kept fields are not written (Verify skips them too).
+		if isRecordPath(c.Path) || c.Reason == plan.KeptUnmanaged {
 			continue
 		}
 		paths = append(paths, c.Path.String())
