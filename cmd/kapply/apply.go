@@ -105,7 +105,14 @@ reason, and the exit code is 1.`,
   kapply apply -f manifests/ -R -n shop --prune --applyset=web
 
   # Merge the rules of a custom resource by name, where its CRD has no list markers
-  kapply apply -f widgets/ --merge-key 'Widget.example.com:spec.rules=name'`,
+  kapply apply -f widgets/ --merge-key 'Widget.example.com:spec.rules=name'
+
+  # Execute exactly a plan saved by kapply plan (the files give Secret values)
+  kapply apply --plan plan.json -f manifests/ -R
+
+  # Show the plan as a table and ask before writing; --yes where no terminal is at hand
+  kapply apply -f manifests/ -R --confirm
+  kapply apply -f manifests/ -R -i --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.review.on() {

@@ -33,7 +33,7 @@ type reviewOptions struct {
 }
 
 func (r *reviewOptions) add(flags *pflag.FlagSet) {
-	flags.StringVar(&r.planFile, "plan", "", "execute exactly the plan saved by kapply plan (e.g. --plan plan.json -f manifests/ -R; the -f files give Secret values): an object changed since in a field the plan writes or reads is refused, with what changed")
+	flags.StringVar(&r.planFile, "plan", "", "execute exactly the plan saved by kapply plan (e.g. --plan plan.json -f manifests/ -R; the -f files give Secret values; a plan made with --applyset needs the same --applyset): an object changed since in a field the plan writes or reads is refused, with what changed")
 	flags.BoolVarP(&r.confirm, "confirm", "i", false, "show the plan as a table and ask Continue? [y/N] on the terminal before writing (e.g. -i); what runs is the plan shown")
 	flags.BoolVar(&r.yes, "yes", false, "with --confirm, do not ask: show the plan and apply it (e.g. -i --yes, where no terminal is at hand)")
 }
@@ -45,7 +45,7 @@ func (r reviewOptions) on() bool { return r.planFile != "" || r.confirm }
 // flags that shape a plan belong to kapply plan.
 var (
 	notWithReview = []string{"dry-run", "force", "grace-period", "subresource", "overwrite", "prune-allow-empty", "all"}
-	notWithPlan   = []string{"server-side", "prune", "applyset", "prune-allowlist", "merge-key", "merge-keys-file"}
+	notWithPlan   = []string{"server-side", "prune", "prune-allowlist", "merge-key", "merge-keys-file"}
 )
 
 func (r reviewOptions) check(flags *pflag.FlagSet) error {
@@ -67,6 +67,9 @@ func (r reviewOptions) check(flags *pflag.FlagSet) error {
 	return nil
 }
 
+// applySetPartOfLabel marks an ApplySet's members (KEP-3659).
+const applySetPartOfLabel = "applyset.kubernetes.io/part-of"
+
 // runReviewed is apply with --plan or --confirm: the plan is read (or
 // made), shown and confirmed when asked, then executed as it is — never
 // planned again in between.
@@ -77,9 +80,11 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 		return runFailed(err)
 	}
 	checked := opts
-	if opts.review.planFile != "" && len(opts.filenames) == 0 && opts.kustomize == "" {
-		// The plan names the objects: -f only gives Secret values.
-		checked.filenames = []string{opts.review.planFile}
+	if opts.review.planFile != "" {
+		// The plan names the objects (-f only gives Secret values) and
+		// its prunes; --applyset only names the parent to record them on.
+		checked.filenames = append(checked.filenames, opts.review.planFile)
+		checked.prune.enabled = opts.prune.applySet != ""
 	}
 	runOpts, printer, err := checked.toRun(getter)
 	if err != nil {
@@ -117,6 +122,11 @@ func loadPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin 
 	if err != nil {
 		return nil, apply.Input{}, nil, fmt.Errorf("%s: %w", opts.review.planFile, err)
 	}
+	for _, it := range p.Items {
+		if it.Labels()[applySetPartOfLabel] != "" && opts.prune.applySet == "" {
+			return nil, apply.Input{}, nil, fmt.Errorf("%s: the plan was made with --applyset: give apply --plan the same --applyset, so that the set's parent records its members", opts.review.planFile)
+		}
+	}
 	if len(opts.filenames) == 0 && opts.kustomize == "" {
 		for _, it := range p.Items {
 			if it.HasRedactedValues() {
@@ -145,12 +155,15 @@ func executePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, str
 	events, err := applier.Execute(ctx, p, apply.ExecuteOptions{FieldManager: runOpts.FieldManager,
 		ForceConflicts: runOpts.ForceConflicts, FieldValidation: runOpts.FieldValidation, Cascade: runOpts.Cascade,
 		Timeout: runOpts.Timeout, Parallel: runOpts.Parallel, Objects: in, Namespace: runOpts.Namespace,
-		SecretRecord: runOpts.SecretRecord})
-	if err != nil {
+		SecretRecord: runOpts.SecretRecord, ApplySet: runOpts.ApplySet})
+	if err != nil && events == nil {
 		return runFailed(err)
 	}
 	failed := printer.print(streams, events)
 	printChangedSince(streams.ErrOut, p, events)
+	if err != nil {
+		return runFailed(err)
+	}
 	if opts.wait {
 		if err := waitReady(ctx, getter, streams, events, opts.waitTimeout(), opts.output); err != nil {
 			return err

@@ -17,7 +17,6 @@ import (
 	"github.com/kapply/kapply/pkg/plan"
 )
 
-
 func configMapYAML(name, key, value string) string {
 	return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + "}\ndata: {" + key + ": \"" + value + "\"}\n"
 }
@@ -271,5 +270,54 @@ func TestApplyPlanSecretValues(t *testing.T) {
 	got, _ := live.Object["data"].(map[string]any)["password"].(string)
 	if decoded, _ := base64.StdEncoding.DecodeString(got); string(decoded) != value {
 		t.Errorf("the Secret's password is not the file's value")
+	}
+}
+
+// TestApplyPlanPrunesFromApplySet: a plan with --prune --applyset holds a
+// prune item, verified like the others (refused when the object changed
+// since); executed with the same --applyset it records its new kinds on
+// the parent, so that a later apply --prune deletes them.
+func TestApplyPlanPrunesFromApplySet(t *testing.T) {
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"a.yaml": configMapYAML("a", "k", "1"), "b.yaml": configMapYAML("b", "k", "1")})
+	mustRunKapply(t, "apply", "-f", dir, "-n", ns, "--prune", "--applyset=web")
+	if err := os.Remove(filepath.Join(dir, "b.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}]}\n")
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	r := mustRunKapply(t, "plan", "-f", dir, "-n", ns, "--prune", "--applyset=web", "-o", planFile)
+	for _, want := range []string{"prune (deletes)", "no longer in the files", "Service", "1 to create, 0 to patch, 1 to prune (delete), 1 unchanged."} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the table lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	cms := dynamicClient(t).Resource(configMaps).Namespace(ns)
+	ctx := context.Background()
+	r = kapply(t, "apply", "--plan", planFile, "-n", ns)
+	if r.code != 1 || !strings.Contains(r.stderr, "give apply --plan the same --applyset") {
+		t.Errorf("without --applyset: exit %d\nstderr %s", r.code, r.stderr)
+	}
+	if _, err := cms.Patch(ctx, "b", types.MergePatchType, []byte(`{"metadata":{"annotations":{"note":"keep me"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r = kapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=web")
+	if r.code != 1 || !strings.Contains(r.stdout, "service/web created") || !strings.Contains(r.stderr, "ConfigMap/b -n "+ns+" changed since the plan: resourceVersion") {
+		t.Errorf("prune of a changed object: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := cms.Get(ctx, "b", metav1.GetOptions{}); err != nil {
+		t.Errorf("b, changed since the plan, was pruned: %v", err)
+	}
+	mustRunKapply(t, "plan", "-f", dir, "-n", ns, "--prune", "--applyset=web", "-o", planFile)
+	r = mustRunKapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=web")
+	if !strings.Contains(r.stdout, "configmap/b pruned") {
+		t.Errorf("b not pruned:\n%s", r.stdout)
+	}
+	if err := os.Remove(filepath.Join(dir, "svc.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	r = mustRunKapply(t, "apply", "-f", dir, "-n", ns, "--prune", "--applyset=web")
+	if !strings.Contains(r.stdout, "service/web pruned") {
+		t.Errorf("the Service created by the plan is not a recorded member of the set:\n%s", r.stdout)
 	}
 }
