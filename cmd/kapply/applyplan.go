@@ -102,8 +102,13 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 		return runFailed(err)
 	}
 	if opts.review.confirm {
-		printPlanTable(streams.Out, p)
-		if proceed, err := confirmed(streams, opts.review.yes, hasChanges(p)); err != nil || !proceed {
+		// With -o, stdout is for the objects printed after the run.
+		asked := streams
+		if opts.output != "" {
+			asked.Out = streams.ErrOut
+		}
+		printPlanTable(asked.Out, p)
+		if proceed, err := confirmed(asked, opts.review.yes, hasChanges(p)); err != nil || !proceed {
 			return err
 		}
 	}
