@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -38,27 +40,30 @@ func (r *reviewOptions) add(flags *pflag.FlagSet) {
 	flags.BoolVar(&r.yes, "yes", false, "with --confirm, do not ask: show the plan and apply it (e.g. -i --yes, where no terminal is at hand)")
 }
 
-func (r reviewOptions) on() bool { return r.planFile != "" || r.confirm }
+func (r reviewOptions) on() bool { return r.planFile != "" || r.confirm || r.yes }
 
-// notWithReview are apply's flags a reviewed run refuses: it executes a
-// plan, which neither dry runs nor replaces objects. With --plan, the
-// flags that shape a plan belong to kapply plan.
-var (
-	notWithReview = []string{"dry-run", "force", "grace-period", "subresource", "overwrite", "prune-allow-empty", "all"}
-	notWithPlan   = []string{"server-side", "prune", "prune-allowlist", "merge-key", "merge-keys-file"}
-)
-
-func (r reviewOptions) check(flags *pflag.FlagSet) error {
-	refused := notWithReview
-	if r.planFile != "" {
-		refused = append(refused[:len(refused):len(refused)], notWithPlan...)
+// check refuses apply's flags a reviewed run cannot honour: it executes
+// a plan, which neither dry runs nor replaces objects; with --plan, how
+// objects are written was decided by kapply plan.
+func (r reviewOptions) check(opts applyOptions) error {
+	refused := map[string]bool{
+		"--dry-run": opts.dryRun != "" && opts.dryRun != "none", "--force": opts.replace,
+		"--grace-period": opts.gracePeriod != -1, "--subresource": opts.subresource != "",
+		"--overwrite=false": opts.noOverwrite, "--prune-allow-empty": opts.prune.allowEmpty, "--all": opts.prune.all,
 	}
-	for _, name := range refused {
-		if flags.Changed(name) {
-			if r.planFile != "" {
-				return fmt.Errorf("--%s cannot be used with --plan: the plan decides what runs (give it to kapply plan)", name)
-			}
-			return fmt.Errorf("--%s cannot be used with --confirm", name)
+	if r.planFile != "" {
+		// --prune, --applyset, -l and merge keys may be repeated from
+		// kapply plan: the plan holds its prunes, --applyset names their
+		// parent, -l selects the files' Secrets.
+		refused["--server-side"], refused["--prune-allowlist"] = opts.serverSide, len(opts.prune.allowlist) > 0
+	}
+	for _, name := range slices.Sorted(maps.Keys(refused)) {
+		switch {
+		case !refused[name]:
+		case r.planFile != "":
+			return fmt.Errorf("%s cannot be used with --plan: the plan decides what runs (give it to kapply plan)", name)
+		default:
+			return fmt.Errorf("%s cannot be used with --confirm", name)
 		}
 	}
 	if r.yes && !r.confirm {
@@ -76,7 +81,7 @@ const applySetPartOfLabel = "applyset.kubernetes.io/part-of"
 func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) error {
 	keepRunningOnClosedOutput()
 	ctx := cmd.Context()
-	if err := opts.review.check(cmd.Flags()); err != nil {
+	if err := opts.review.check(opts); err != nil {
 		return runFailed(err)
 	}
 	checked := opts
@@ -108,8 +113,10 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 			asked.Out = streams.ErrOut
 		}
 		printPlanTable(asked.Out, p)
-		if proceed, err := confirmed(asked, opts.review.yes, hasChanges(p)); err != nil || !proceed {
-			return err
+		if !opts.review.yes && hasChanges(p) {
+			if proceed, err := confirmed(asked); err != nil || !proceed {
+				return err
+			}
 		}
 	}
 	return executePlan(ctx, getter, streams, opts, runOpts, printer, applier, in, p)

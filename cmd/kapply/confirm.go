@@ -22,13 +22,9 @@ const ttyPath = "/dev/tty"
 var errNoTerminal = errors.New("--confirm needs a terminal to ask on: stdin is not one and " + ttyPath + " cannot be opened; nothing was applied (pass --yes to apply the plan shown without asking)")
 
 // confirmed asks "Continue? [y/N]" on the terminal and reports whether
-// the answer was yes; yes answers it already, and a plan without changes
-// needs no answer. A "no" prints that nothing was applied (exit 0, as
+// the answer was yes. A "no" prints that nothing was applied (exit 0, as
 // kubectl delete --interactive).
-func confirmed(streams genericiooptions.IOStreams, yes, changes bool) (bool, error) {
-	if yes || !changes {
-		return true, nil
-	}
+func confirmed(streams genericiooptions.IOStreams) (bool, error) {
 	answers, closeTTY, err := terminal(streams.In)
 	if err != nil {
 		return false, runFailed(err)

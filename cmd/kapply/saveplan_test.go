@@ -321,3 +321,41 @@ func TestApplyPlanPrunesFromApplySet(t *testing.T) {
 		t.Errorf("the Service created by the plan is not a recorded member of the set:\n%s", r.stdout)
 	}
 }
+
+// TestPlanWritesNoPartialPlan: an object that cannot be planned (a kind
+// the server does not serve) fails the plan, naming it; no file is
+// written, since executing the rest would silently skip it.
+func TestPlanWritesNoPartialPlan(t *testing.T) {
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{
+		"cm.yaml":   configMapYAML("cm", "k", "v"),
+		"nope.yaml": "apiVersion: example.com/v1\nkind: Nope\nmetadata: {name: x}\n",
+	})
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	r := kapply(t, "plan", "-f", dir, "-n", ns, "-o", planFile)
+	if r.code != 1 || !strings.Contains(r.stderr, "nope.yaml") || !strings.Contains(r.stderr, "error: no plan was made") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(planFile); !os.IsNotExist(err) {
+		t.Errorf("a plan file was written: %v", err)
+	}
+}
+
+// TestReviewedApplyRefusesFlags: flags a reviewed run cannot honour are
+// refused before anything is read or written.
+func TestReviewedApplyRefusesFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--plan", "plan.json", "--dry-run=server"}, "--dry-run cannot be used with --plan"},
+		{[]string{"--plan", "plan.json", "--server-side"}, "--server-side cannot be used with --plan"},
+		{[]string{"-f", "x.yaml", "--confirm", "--force"}, "--force cannot be used with --confirm"},
+		{[]string{"-f", "x.yaml", "--yes"}, "--yes needs --confirm"},
+	} {
+		r := kapply(t, append([]string{"apply"}, c.args...)...)
+		if r.code != 1 || !strings.Contains(r.stderr, "error: "+c.want) {
+			t.Errorf("%v: exit %d, stderr %s", c.args, r.code, r.stderr)
+		}
+	}
+}
