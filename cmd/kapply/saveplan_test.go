@@ -159,12 +159,16 @@ spec:
 			t.Errorf("apply --plan stdout lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	again := filepath.Join(t.TempDir(), "again.json")
-	r = mustRunKapply(t, "plan", "-f", dir, "-n", ns, "-o", again)
-	if !strings.Contains(r.stdout, "Plan: 0 to create, 0 to patch, 3 unchanged.") {
-		t.Errorf("a new plan is not all unchanged:\n%s", r.stdout)
+	// -o -: the plan on stdout, the table on stderr.
+	r = mustRunKapply(t, "plan", "-f", dir, "-n", ns, "-o", "-")
+	if !strings.Contains(r.stderr, "Plan: 0 to create, 0 to patch, 3 unchanged.") {
+		t.Errorf("a new plan is not all unchanged:\n%s", r.stderr)
 	}
-	for _, it := range readPlanFile(t, again).Items {
+	again, err := plan.Decode(strings.NewReader(r.stdout))
+	if err != nil {
+		t.Fatalf("stdout is not a plan: %v", err)
+	}
+	for _, it := range again.Items {
 		if it.Action != plan.Unchanged {
 			t.Errorf("%s: %s, want unchanged", it.ID, it.Action)
 		}
