@@ -247,14 +247,34 @@ func lines(text string) []string {
 	return out
 }
 
-// plannedValue is the value the plan saw at path: its change's Old.
+// plannedValue is the value the plan saw at path: in the Old of the
+// change at path or at a parent of it.
 func plannedValue(it plan.Item, path fieldpath.Path) any {
 	for _, c := range it.Changes {
-		if c.Path.String() == path.String() {
+		if !isPrefix(c.Path, path) {
+			continue
+		}
+		if len(c.Path) == len(path) {
 			return c.Old
+		}
+		old, isMap := c.Old.(map[string]any)
+		if v, err := path[len(c.Path):].Lookup(old); isMap && err == nil {
+			return v
 		}
 	}
 	return nil
+}
+
+func isPrefix(prefix, path fieldpath.Path) bool {
+	if len(prefix) > len(path) {
+		return false
+	}
+	for i := range prefix {
+		if prefix[i].String() != path[i].String() {
+			return false
+		}
+	}
+	return true
 }
 
 // writeFieldValue writes "path: value" (YAML, nested under the path for

@@ -363,3 +363,53 @@ func TestReviewedApplyRefusesFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyPlanSecretUpdate: a plan updating a Secret (stringData in the
+// file) is applied with the files' value. A later plan whose Secret
+// another writer changed since (data, which the plan's stringData would
+// overwrite) is refused with a diff of masks; no value (applied, planned,
+// the other writer's) is printed, in plain text or base64.
+func TestApplyPlanSecretUpdate(t *testing.T) {
+	ns := cluster.Namespace(t)
+	secret := func(v string) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {password: " + v + "}\n"
+	}
+	password := func() string {
+		t.Helper()
+		live, err := dynamicClient(t).Resource(secrets).Namespace(ns).Get(context.Background(), "creds", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := live.Object["data"].(map[string]any)["password"].(string)
+		decoded, _ := base64.StdEncoding.DecodeString(v)
+		return string(decoded)
+	}
+	dir := writeFiles(t, map[string]string{"secret.yaml": secret("first-value-1")})
+	mustRunKapply(t, "apply", "-f", dir, "-n", ns)
+	writeFile(t, dir, "secret.yaml", secret("planned-value-2"))
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	mustRunKapply(t, "plan", "-f", dir, "-n", ns, "-o", planFile)
+	r := mustRunKapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns)
+	if !strings.Contains(r.stdout, "secret/creds configured") || password() != "planned-value-2" {
+		t.Fatalf("the planned update was not applied:\n%s", r.stdout)
+	}
+	writeFile(t, dir, "secret.yaml", secret("third-value-3"))
+	mustRunKapply(t, "plan", "-f", dir, "-n", ns, "-o", planFile)
+	other := base64.StdEncoding.EncodeToString([]byte("other-value-4"))
+	if _, err := dynamicClient(t).Resource(secrets).Namespace(ns).Patch(context.Background(), "creds", types.MergePatchType,
+		[]byte(`{"data":{"password":"`+other+`"}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r = kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns)
+	if r.code != 1 || !strings.Contains(r.stderr, "changed since the plan: data.password") || !strings.Contains(r.stderr, "-data.password: '*** (before)'\n+data.password: '*** (after)'") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	for _, v := range []string{"first-value-1", "planned-value-2", "third-value-3", "other-value-4"} {
+		if out := r.stdout + r.stderr; strings.Contains(out, v) || strings.Contains(out, base64.StdEncoding.EncodeToString([]byte(v))) {
+			t.Errorf("%s printed:\n%s", v, out)
+		}
+	}
+	if got := password(); got != "other-value-4" {
+		t.Errorf("the other writer's value was overwritten")
+	}
+}
