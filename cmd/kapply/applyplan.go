@@ -50,6 +50,7 @@ func (r reviewOptions) check(opts applyOptions) error {
 		"--dry-run": opts.dryRun != "" && opts.dryRun != "none", "--force": opts.replace,
 		"--grace-period": opts.gracePeriod != -1, "--subresource": opts.subresource != "",
 		"--overwrite=false": opts.noOverwrite, "--prune-allow-empty": opts.prune.allowEmpty, "--all": opts.prune.all,
+		"--respect-ignore": opts.ignore.respect,
 	}
 	if r.planFile != "" {
 		// --prune, --applyset, -l and merge keys may be repeated from
