@@ -56,8 +56,19 @@ func (f *fleetFlags) enabled() bool {
 // contexts.
 var rolloutFlags = []string{"max-parallel", "canary", "wave-size", "cluster-timeout", "fail-fast", "cluster-selector"}
 
-// check refuses rollout flags without contexts, and negative counts.
+// singleContextFlags work in one context only: a saved plan holds one
+// cluster's objects (UIDs, resourceVersions), and clusters at once cannot
+// share one terminal's y/N.
+var singleContextFlags = []string{"plan", "confirm", "yes"}
+
+// check refuses rollout flags without contexts, single-context flags with
+// them, and negative counts.
 func (f *fleetFlags) check(cmd *cobra.Command) error {
+	for _, name := range singleContextFlags {
+		if f.enabled() && cmd.Flags().Changed(name) {
+			return fmt.Errorf("--%s works in one context; it cannot be used with --contexts, --all-contexts or --clusters-file", name)
+		}
+	}
 	if !f.enabled() {
 		for _, name := range rolloutFlags {
 			if cmd.Flags().Changed(name) {

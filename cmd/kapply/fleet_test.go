@@ -154,6 +154,7 @@ func TestFleetContextsFlagErrors(t *testing.T) {
 		{[]string{"--cluster-selector", "region=eu"}, "--cluster-selector needs --contexts, --all-contexts or --clusters-file"},
 		{[]string{"--all-contexts", "--cluster-selector", "region=eu"}, "--cluster-selector needs --clusters-file"},
 		{[]string{"--canary", "1"}, "--canary needs --contexts"},
+		{[]string{"--all-contexts", "--confirm"}, "--confirm works in one context"},
 		{[]string{"--all-contexts", "--max-parallel", "0"}, "--max-parallel must be at least 1"},
 	} {
 		r := kapplyKubeconfig(t, kubeconfig, append([]string{"apply", "-f", file}, tc.args...)...)
