@@ -22,6 +22,7 @@ var layers = [][]string{
 	{"pkg/load", "pkg/diff", "pkg/wait", "pkg/ignore"},
 	{"pkg/apply/prune", "pkg/delete"},
 	{"pkg/apply"},
+	{"pkg/fleet"},
 }
 
 func TestImportsPointDown(t *testing.T) {
