@@ -159,13 +159,20 @@ func (s *Set) Add(obj *unstructured.Unstructured, defaultNamespace string) {
 	}
 	labels[PartOfLabel] = s.ID()
 	obj.SetLabels(labels)
-	s.updatedKinds.Insert(obj.GroupVersionKind().GroupKind())
 	ns := obj.GetNamespace()
 	if ns == "" {
 		ns = defaultNamespace
 	}
-	if ns != "" {
-		s.updatedNamespaces.Insert(ns)
+	s.AddMember(obj.GroupVersionKind().GroupKind(), ns)
+}
+
+// AddMember records a member of kind gk in namespace (empty: none) as one
+// this run applies, without an object to label (a saved plan's item,
+// labelled when it was planned).
+func (s *Set) AddMember(gk schema.GroupKind, namespace string) {
+	s.updatedKinds.Insert(gk)
+	if namespace != "" {
+		s.updatedNamespaces.Insert(namespace)
 	}
 }
 
