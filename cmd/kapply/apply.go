@@ -121,7 +121,7 @@ reason, and the exit code is 1.`,
 	addChunkSizeFlag(cmd, &opts.chunkSize)
 	addKubectlDryRunFlag(cmd, &opts.dryRun, `"none", "client" (compute every change locally, send nothing; also a bare --dry-run, deprecated as in kubectl) or "server" (the server's dry run: admission and defaulting show, nothing is stored)`)
 	addValidateFlag(cmd, &opts.validate)
-	flags.StringVarP(&opts.output, "output", "o", "", `print "name", "yaml", "json" or "kyaml" of what was applied instead of the kubectl-style lines`)
+	flags.StringVarP(&opts.output, "output", "o", "", `print "name", "yaml", "json" or "kyaml" of what was applied instead of the kubectl-style lines, or "events": a JSON object per line (docs/events.md)`)
 	flags.BoolVar(&opts.serverSide, "server-side", false, "send each object as a server-side apply patch (managedFields decide ownership); objects last applied client-side are upgraded so dropped fields are still deleted")
 	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own")
 	flags.StringVar(&opts.subresource, "subresource", "", `with --server-side: apply to this subresource of each object ("status", "scale"), as kubectl's --subresource`)
@@ -138,12 +138,14 @@ reason, and the exit code is 1.`,
 	return cmd
 }
 
-func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) error {
+func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) (err error) {
 	keepRunningOnClosedOutput()
 	runOpts, printer, err := opts.toRun(getter)
 	if err != nil {
 		return runFailed(err)
 	}
+	// -o events: started now, its summary written last.
+	defer printer.startEvents(streams.Out, "apply", runOpts.DryRun).finishInto(&err)
 	if warning := dryRunDeprecation(opts.dryRun); warning != "" {
 		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", warning)
 	}
@@ -170,7 +172,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	}
 	failed := printer.printRest(streams, events, printed)
 	if opts.wait && runOpts.DryRun == apply.NoDryRun {
-		if err := waitReady(cmd.Context(), getter, streams, events, opts.waitTimeout(), opts.output); err != nil {
+		if err := waitReady(cmd.Context(), getter, streams, events, opts.waitTimeout(), printer); err != nil {
 			return err
 		}
 	}

@@ -24,6 +24,7 @@ type deleteOptions struct {
 	ignoreNotFound bool
 	dryRun         string
 	parallel       int
+	output         string
 }
 
 func newDeleteCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -55,15 +56,21 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
 	flags.BoolVar(&opts.ignoreNotFound, "ignore-not-found", false, "treat objects that do not exist as deleted")
 	addDryRunFlag(cmd, &opts.dryRun, `"none", "client" (only print what would be deleted; also a bare --dry-run, deprecated as in kubectl) or "server" (the server's dry run)`)
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to delete at once")
+	flags.StringVarP(&opts.output, "output", "o", "", `"name" (print resource/name, as kubectl) or "events" (a JSON object per line, docs/events.md)`)
 	return cmd
 }
 
-func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts deleteOptions) error {
+func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts deleteOptions) (err error) {
 	keepRunningOnClosedOutput()
 	runOpts, err := opts.toRun(getter)
 	if err != nil {
 		return runFailed(err)
 	}
+	printer, err := newDeletePrinter(opts.output, runOpts.DryRun)
+	if err != nil {
+		return runFailed(err)
+	}
+	defer printer.startEvents(streams.Out, "delete", runOpts.DryRun).finishInto(&err)
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
 	applier, in, err := loadAndConnect(cmd.Context(), getter, streams.In, files, opts.selector, nil)
 	if err != nil {
@@ -73,11 +80,6 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 	if err != nil {
 		return runFailed(err)
 	}
-	printer, err := newEventPrinter("", runOpts.DryRun)
-	if err != nil {
-		return runFailed(err)
-	}
-	printer.deleting = true
 	if printer.print(streams, events) > 0 {
 		return withCode(exitFailed, nil)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/ownership"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // Environment variables naming an external diff program; kapply's wins.
@@ -46,6 +47,7 @@ type diffOptions struct {
 	explain      bool
 	summary      bool
 	prune        pruneOptions
+	output       string
 }
 
 func newDiffCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -108,18 +110,24 @@ objects were diffed and others failed).`,
 	flags.BoolVar(&opts.showSecrets, "show-secrets", false, "show the values of Secrets instead of masks")
 	flags.BoolVar(&opts.explain, "explain", false, "after each diff, give every changed field's reason and current owners")
 	flags.BoolVar(&opts.summary, "summary", false, "print one line per object instead of the diffs")
+	flags.StringVarP(&opts.output, "output", "o", "", `"events": a JSON object per line instead of the diffs (docs/events.md)`)
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "also show, as removed, what apply --prune would delete: members of --applyset, or objects matching -l")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet apply would prune from, [RESOURCE[.GROUP]/]NAME (see kapply apply --help)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds apply would prune, as group/version/kind")
 	return cmd
 }
 
-func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts diffOptions) error {
+func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts diffOptions) (err error) {
 	runOpts, printer, err := opts.toRun(getter, streams.Out)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	early := newEarlyComparisons(printer, externalDiff() == "")
+	jsonOut, err := diffEvents(opts.output, streams.Out, runOpts.DryRun)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	defer jsonOut.finishInto(&err)
+	early := newEarlyComparisons(printer, externalDiff() == "" && jsonOut == nil)
 	runOpts.OnEvent, runOpts.Lean = early.add, true
 	// Owners (--explain) and the managedFields diff are read off them.
 	runOpts.NoManagedFields = !opts.showManaged && !opts.explain
@@ -132,7 +140,10 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitError, err)
 	}
 	comparisons, failed := early.collect(streams.ErrOut, events)
-	differ, err := show(ctx, streams, printer, comparisons)
+	differ, err := jsonOut.diff(comparisons, failed)
+	if jsonOut == nil {
+		differ, err = show(ctx, streams, printer, comparisons)
+	}
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -252,7 +263,7 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 // diffObject is the event as pkg/diff takes it; with explain, it carries
 // the live object's field owners.
 func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
-	obj := diff.Object{Name: kubectlName(ev), Ref: apply.ObjectRef(ev.Object), Source: ev.Source.File, Live: content(ev.Live), After: content(ev.Result)}
+	obj := diff.Object{Name: kubectlName(ev), ID: plan.IDOf(ev.Object), Ref: apply.ObjectRef(ev.Object), Source: ev.Source.File, Live: content(ev.Live), After: content(ev.Result)}
 	if ev.Outcome == apply.Pruned {
 		obj.Live, obj.After = ev.Object.Object, nil
 	}
