@@ -104,7 +104,10 @@ reason, and the exit code is 1.`,
   kapply apply -f manifests/ -R -n shop --prune --applyset=web
 
   # Merge the rules of a custom resource by name, where its CRD has no list markers
-  kapply apply -f widgets/ --merge-key 'Widget.example.com:spec.rules=name'`,
+  kapply apply -f widgets/ --merge-key 'Widget.example.com:spec.rules=name'
+
+  # Results for CI, a JSON object per line (docs/events.md)
+  kapply apply -f manifests/ -R --wait -o events | jq -c 'select(.status == "Failed")'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runApply(cmd, getter, streams, opts)

@@ -49,7 +49,10 @@ them: TYPE NAME..., TYPE/NAME..., or TYPE with -l SELECTOR, in the namespace of
 
   # Delete objects by name, or every ConfigMap labelled app=web
   kapply delete configmap/a secret/b -n shop
-  kapply delete configmaps -l app=web -n shop`,
+  kapply delete configmaps -l app=web -n shop
+
+  # Results as JSON lines (docs/events.md)
+  kapply delete -f manifests/ -R --wait -o events`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDelete(cmd, getter, streams, args, opts)
 		},

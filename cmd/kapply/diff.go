@@ -86,7 +86,10 @@ objects were diffed and others failed).`,
   kapply diff -f manifests/ -R -n shop --prune --applyset=web
 
   # With your own diff program
-  KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod`,
+  KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod
+
+  # What would change, a JSON object per object and a summary (docs/events.md)
+  kapply diff -f manifests/ -R -o events | jq -c 'select(.differs) | [.object.name, .changedPaths]'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDiff(cmd.Context(), getter, streams, opts)
