@@ -325,3 +325,50 @@ func TestEventsOfDiff(t *testing.T) {
 		t.Errorf("diff -o yaml: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestEventsSchemaRefusesWhatIsNotAnEvent: the documented schema the tests
+// validate against is strict — a line with an unknown field, type or
+// version, an object event without its object, a failure without its
+// error, a diff without "differs", a summary without counts, a bad
+// timestamp each fail it; a well-formed line passes.
+func TestEventsSchemaRefusesWhatIsNotAnEvent(t *testing.T) {
+	sch, err := eventsSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head = `"apiVersion":"kapply.dev/v1alpha1","kind":"Event","timestamp":"2026-11-25T19:08:07.45Z","command":"apply"`
+	const obj = `"object":{"version":"v1","kind":"ConfigMap","namespace":"ns","name":"a"}`
+	const counts = `"counts":{"created":1,"configured":0,"unchanged":0,"pruned":0,"deleted":0,"skipped":0,"failed":0}`
+	good := []string{
+		`{` + head + `,"type":"ApplyType",` + obj + `,"status":"Successful","operation":"created"}`,
+		`{` + head + `,"type":"SummaryType","status":"Successful",` + counts + `}`,
+	}
+	bad := map[string]string{
+		"unknown field":      `{` + head + `,"type":"ApplyType",` + obj + `,"status":"Successful","operation":"created","extra":1}`,
+		"unknown type":       `{` + head + `,"type":"InitType","status":"Successful"}`,
+		"other version":      strings.Replace(good[0], "v1alpha1", "v1", 1),
+		"no object":          `{` + head + `,"type":"ApplyType","status":"Successful","operation":"created"}`,
+		"failed, no error":   `{` + head + `,"type":"ApplyType",` + obj + `,"status":"Failed","operation":"failed"}`,
+		"diff, no differs":   strings.Replace(`{`+head+`,"type":"DiffType",`+obj+`,"status":"Successful","operation":"created"}`, `"apply"`, `"diff"`, 1),
+		"summary, no counts": `{` + head + `,"type":"SummaryType","status":"Successful"}`,
+		"bad timestamp":      strings.Replace(good[1], "2026-11-25T19:08:07.45Z", "yesterday", 1),
+	}
+	for _, line := range good {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(inst); err != nil {
+			t.Errorf("a good line fails: %v\n%s", err, line)
+		}
+	}
+	for what, line := range bad {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sch.Validate(inst) == nil {
+			t.Errorf("%s: passes the schema\n%s", what, line)
+		}
+	}
+}
