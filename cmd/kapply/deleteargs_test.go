@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/internal/testcluster"
@@ -108,6 +109,20 @@ func TestStatusAndReleaseByTypeAndName(t *testing.T) {
 	for _, args := range [][]string{{"status", "deployment/web", "-f", "x.yaml"}, {"release", "deployment/web", "-f", "x.yaml", "--field", "spec.replicas"}} {
 		if r := kapply(t, append(args, "-n", ns)...); r.code != exitError || !strings.Contains(r.stderr, "you may not specify resource arguments as well") {
 			t.Errorf("%v: exit %d\n%s", args, r.code, r.stderr)
+		}
+	}
+	// A Secret named on the server: its drift shown, its values never.
+	mustRun(t, "apply", "-f", writeFiles(t, map[string]string{"s.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {password: first-hunter2}\n"}), "-n", ns)
+	_, err = dynClient(t).Resource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}).Namespace(ns).Patch(t.Context(), "s", types.MergePatchType,
+		[]byte(`{"data":{"password":"`+b64("second-hunter2")+`"}}`), metav1.PatchOptions{FieldManager: "rotator"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, output := range []string{"", "json"} {
+		r := kapply(t, "status", "secret", "s", "-n", ns, "-o", output)
+		assertAbsent(t, "status secret s -o "+output, r.stdout+r.stderr, []string{"hunter2", b64("first-hunter2"), b64("second-hunter2")})
+		if r.code != exitDrift || !strings.Contains(r.stdout, "password") {
+			t.Errorf("status secret s -o %s: exit %d\n%s\n%s", output, r.code, r.stdout, r.stderr)
 		}
 	}
 	if r := kapply(t, "status", "deployment/missing", "-n", ns); r.code != exitError || !strings.Contains(r.stderr, `deployments.apps "missing" not found`) {
