@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/pkg/apply"
@@ -118,4 +119,14 @@ func walkChanges(a, b any, at fieldpath.Path, paths *[]string) {
 	if !fieldpath.Equal(a, b) {
 		*paths = append(*paths, at.String())
 	}
+}
+
+// textOut is where diff's other text goes (the ignore rules' notes and
+// suggestions): stdout, but stderr with -o events, whose stdout holds
+// only the JSON lines.
+func (e *eventWriter) textOut(streams genericiooptions.IOStreams) io.Writer {
+	if e == nil {
+		return streams.Out
+	}
+	return streams.ErrOut
 }
