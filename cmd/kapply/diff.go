@@ -48,7 +48,7 @@ type diffOptions struct {
 	summary      bool
 	prune        pruneOptions
 	ignore       ignoreOptions
-	output       string
+	output       diffOutput
 }
 
 func newDiffCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -89,6 +89,13 @@ objects were diffed and others failed).`,
   # With your own diff program
   KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod
 
+  # A pull request comment (cut to 65,000 bytes), and in GitHub Actions the job
+  # summary and an error annotation on the document of each failed object
+  kapply diff -f manifests/ -R -o markdown --github > comment.md
+
+  # A report to open in a browser: filters, collapsible diffs, reasons
+  kapply diff -f manifests/ -R -o html > report.html
+
   # What would change, a JSON object per object and a summary (docs/events.md)
   kapply diff -f manifests/ -R -o events | jq -c 'select(.differs) | [.object.name, .changedPaths]'`,
 		Args: cobra.NoArgs,
@@ -114,11 +121,11 @@ objects were diffed and others failed).`,
 	flags.BoolVar(&opts.showSecrets, "show-secrets", false, "show the values of Secrets instead of masks")
 	flags.BoolVar(&opts.explain, "explain", false, "after each diff, give every changed field's reason and current owners")
 	flags.BoolVar(&opts.summary, "summary", false, "print one line per object instead of the diffs")
-	flags.StringVarP(&opts.output, "output", "o", "", `"events": a JSON object per line instead of the diffs (docs/events.md)`)
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "also show, as removed, what apply --prune would delete: members of --applyset, or objects matching -l")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet apply would prune from, [RESOURCE[.GROUP]/]NAME (see kapply apply --help)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds apply would prune, as group/version/kind")
 	opts.ignore.addDiffFlags(flags)
+	addDiffOutputFlags(flags, &opts.output)
 	return cmd
 }
 
@@ -131,12 +138,9 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return err
 	}
-	jsonOut, err := diffEvents(opts.output, streams.Out, runOpts.DryRun)
-	if err != nil {
-		return withCode(exitError, err)
-	}
+	jsonOut := diffEvents(opts.output.format, streams.Out, runOpts.DryRun)
 	defer jsonOut.finishInto(&err)
-	early := newEarlyComparisons(printer, externalDiff() == "" && jsonOut == nil)
+	early := newEarlyComparisons(printer, externalDiff() == "" && !opts.output.reports())
 	early.noise = noise
 	runOpts.OnEvent, runOpts.Lean = early.add, true
 	// Owners (--explain, manager rules) and the managedFields diff are read off them.
@@ -149,10 +153,11 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	failures := failuresOf(events)
 	comparisons, failed := early.collect(streams.ErrOut, events)
-	differ, err := jsonOut.diff(comparisons, failed)
+	differ, err := jsonOut.diff(comparisons, failures, failed)
 	if jsonOut == nil {
-		differ, err = show(ctx, opts.ignore.diffStreams(streams), printer, comparisons)
+		differ, err = showOutput(ctx, opts.ignore.diffStreams(streams), printer, opts.output, comparisons, failures)
 	}
 	if err == nil {
 		err = noise.finish(jsonOut.textOut(streams))
@@ -265,13 +270,16 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	if dryRun != "server" && dryRun != "client" {
 		return apply.Options{}, diff.Printer{}, fmt.Errorf(`--dry-run must be "server" or "client", not %q`, dryRun)
 	}
+	if err := opts.output.check(opts.summary); err != nil {
+		return apply.Options{}, diff.Printer{}, err
+	}
 	color, err := diff.UseColor(opts.color, out, os.Getenv("NO_COLOR"))
 	if err != nil {
 		return apply.Options{}, diff.Printer{}, err
 	}
 	runOpts, _, err := opts.asApply(dryRun).toRun(getter)
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
-		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color,
+		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color && !opts.output.reports(),
 		AllSides: externalDiff() != "" && !opts.summary}}
 	return runOpts, printer, err
 }

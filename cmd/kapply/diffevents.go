@@ -14,15 +14,13 @@ import (
 	"github.com/kapply/kapply/pkg/plan"
 )
 
-// diffEvents is diff's -o events writer; nil without -o.
-func diffEvents(output string, out io.Writer, dryRun apply.DryRun) (*eventWriter, error) {
-	switch output {
-	case "":
-		return nil, nil
-	case eventsOutput:
-		return newEventWriter(out, "diff", dryRun), nil
+// diffEvents is diff's -o events writer; nil for another output (checked
+// with diff's other -o values, diffOutput.check).
+func diffEvents(output string, out io.Writer, dryRun apply.DryRun) *eventWriter {
+	if output != eventsOutput {
+		return nil
 	}
-	return nil, fmt.Errorf(`--output must be "events", not %q`, output)
+	return newEventWriter(out, "diff", dryRun)
 }
 
 // diffOperations are apply's words for what it would do to an object.
@@ -31,10 +29,11 @@ var diffOperations = map[diff.Outcome]apply.Outcome{
 	diff.Created: apply.Created, diff.Deleted: apply.Pruned,
 }
 
-// diff writes a DiffType event per comparison, in input order, and counts
-// them for the summary; failed objects were told on stderr and are
-// counted. It reports whether any object differs.
-func (e *eventWriter) diff(comparisons []diff.Comparison, failed int) (bool, error) {
+// diff writes a DiffType event per comparison, in input order, an
+// ErrorType per failure (told on stderr too; its message names the object
+// and file, Secret values masked), and counts them for the summary. It
+// reports whether any object differs.
+func (e *eventWriter) diff(comparisons []diff.Comparison, failures []diff.Failure, failed int) (bool, error) {
 	if e == nil {
 		return false, nil
 	}
@@ -60,6 +59,13 @@ func (e *eventWriter) diff(comparisons []diff.Comparison, failed int) (bool, err
 		e.mu.Lock()
 		e.counts[operation.String()]++
 		e.mu.Unlock()
+	}
+	for _, f := range failures {
+		ev := jsonEvent{Type: errorType, Status: statusFailed, Error: f.Message}
+		if f.File != "" {
+			ev.Source = &plan.Source{File: f.File, Line: f.Line}
+		}
+		e.write(ev)
 	}
 	e.summarize(apply.Summary{apply.Failed: failed})
 	e.mu.Lock()

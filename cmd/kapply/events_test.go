@@ -321,6 +321,20 @@ func TestEventsOfDiff(t *testing.T) {
 		}
 		assertCounts(t, "diff", summary, statusSuccessful, map[string]int{"configured": 2, "unchanged": 1, "created": 1})
 	}
+	// An object the server refuses: an ErrorType naming it and its file,
+	// the others still diffed, diff's exit code for an error.
+	writeFile(t, dir, "bad.yaml", configMapFile("Bad_Name", "x: '1'"))
+	r = kapply(t, "diff", "-o", "events", "-f", dir, "-n", ns)
+	events = readEvents(t, r.stdout)
+	var refused []string
+	for _, ev := range events {
+		if ev.Type == errorType && ev.Source != nil && filepath.Base(ev.Source.File) == "bad.yaml" && strings.Contains(ev.Error, "Bad_Name") {
+			refused = append(refused, ev.Error)
+		}
+	}
+	if summary := events[len(events)-1]; r.code != exitError || len(refused) != 1 || len(events) != 7 || summary.Status != statusFailed || summary.Counts["failed"] != 1 {
+		t.Errorf("diff with a refused object: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 	if r = kapply(t, "diff", "-o", "yaml", "-f", dir, "-n", ns); r.code != exitError {
 		t.Errorf("diff -o yaml: exit %d\n%s", r.code, r.stderr)
 	}
