@@ -28,6 +28,7 @@ type deleteOptions struct {
 
 func newDeleteCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts deleteOptions
+	var contexts fleetFlags
 	cmd := &cobra.Command{
 		Use:   "delete (-f FILENAME | -k DIRECTORY | TYPE NAME... | TYPE/NAME... | TYPE -l SELECTOR)",
 		Short: "Delete the objects the files declare, dependents before Namespaces and CRDs",
@@ -54,9 +55,12 @@ them: TYPE NAME..., TYPE/NAME..., or TYPE with -l SELECTOR, in the namespace of
   # Results as JSON lines (docs/events.md)
   kapply delete -f manifests/ -R --wait -o events`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDelete(cmd, getter, streams, args, opts)
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runDelete(cmd, getter, streams, args, opts)
+			})
 		},
 	}
+	contexts.add(cmd)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "delete", "", "")
 	flags.StringVar(&opts.cascade, "cascade", "background", `how dependents go: "background", "foreground" or "orphan"`)
@@ -88,6 +92,7 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 		return runFailed(err)
 	}
 	events, err := applier.Delete(cmd.Context(), in, runOpts)
+	tallyForFleet(cmd.Context(), events)
 	if err != nil {
 		return runFailed(err)
 	}

@@ -26,6 +26,7 @@ type statusOptions struct {
 
 func newStatusCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts statusOptions
+	var contexts fleetFlags
 	cmd := &cobra.Command{
 		Use:   "status (-f FILENAME | TYPE NAME... | TYPE/NAME...)",
 		Short: "Show drift: fields changed by others since the last apply, and who owns the file's fields",
@@ -51,9 +52,12 @@ their last-applied record then stands for the file.`,
   kapply status -f web.yaml -o json | jq '.[].changed'
   kapply status deployment/web -n shop`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runStatus(cmd.Context(), getter, streams, args, opts)
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runStatus(cmd.Context(), getter, streams, args, opts)
+			})
 		},
 	}
+	contexts.add(cmd)
 	opts.files.add(cmd, "file, directory or URL with the objects to inspect")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "", `"json" for scripts; default: text`)
 	cmd.Flags().StringVar(&opts.fieldManager, "field-manager", apply.ClientSideFieldManager, "the field manager apply writes as; its fields (and those of kubectl's and kapply's apply) are not foreign")
@@ -82,6 +86,7 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 		warnings.print(s.Warnings)
 		maskSecretValues(s.Drift, run.targets[i].Obj.Object)
 	}
+	tallyStatusForFleet(ctx, statuses)
 	if opts.output == "json" {
 		if err := printStatusJSON(streams.Out, statuses); err != nil {
 			return err
