@@ -166,6 +166,14 @@ func TestEventsOfApplyAndPrune(t *testing.T) {
 		t.Errorf("prune: exit %d, live %s", r.code, got)
 	}
 
+	// A reviewed apply (--confirm --yes: plan, table on stderr, execute).
+	r = kapply(t, append(prune, "--confirm", "--yes")...)
+	events = readEvents(t, r.stdout)
+	assertEventLines(t, "confirmed", events, "ApplyType Successful /v1/ConfigMap "+ns+"/a unchanged a.yaml")
+	if r.code != 0 {
+		t.Errorf("confirmed: exit %d\n%s", r.code, r.stderr)
+	}
+
 	// A file that cannot be read: an ErrorType naming it, exit 1.
 	bad := writeFiles(t, map[string]string{"bad.yaml": "kind: [\n"})
 	r = kapply(t, "apply", "-o", "events", "-f", bad, "-n", ns)
