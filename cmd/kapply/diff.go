@@ -17,6 +17,7 @@ import (
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/ownership"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // Environment variables naming an external diff program; kapply's wins.
@@ -94,7 +95,10 @@ objects were diffed and others failed).`,
   kapply diff -f manifests/ -R -o markdown --github > comment.md
 
   # A report to open in a browser: filters, collapsible diffs, reasons
-  kapply diff -f manifests/ -R -o html > report.html`,
+  kapply diff -f manifests/ -R -o html > report.html
+
+  # What would change, a JSON object per object and a summary (docs/events.md)
+  kapply diff -f manifests/ -R -o events | jq -c 'select(.differs) | [.object.name, .changedPaths]'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
@@ -129,7 +133,7 @@ objects were diffed and others failed).`,
 	return cmd
 }
 
-func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts diffOptions) error {
+func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts diffOptions) (err error) {
 	runOpts, printer, err := opts.toRun(getter, streams.Out)
 	if err != nil {
 		return withCode(exitError, err)
@@ -138,6 +142,8 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return err
 	}
+	jsonOut := diffEvents(opts.output.format, streams.Out, runOpts.DryRun)
+	defer jsonOut.finishInto(&err)
 	early := newEarlyComparisons(printer, externalDiff() == "" && !opts.output.reports())
 	early.noise = noise
 	runOpts.OnEvent, runOpts.Lean = early.add, true
@@ -153,9 +159,12 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	}
 	failures := failuresOf(events)
 	comparisons, failed := early.collect(streams.ErrOut, events)
-	differ, err := showOutput(ctx, opts.ignore.diffStreams(streams), printer, opts.output, comparisons, failures)
+	differ, err := jsonOut.diff(comparisons, failures, failed)
+	if jsonOut == nil {
+		differ, err = showOutput(ctx, opts.ignore.diffStreams(streams), printer, opts.output, comparisons, failures)
+	}
 	if err == nil {
-		err = noise.finish(streams.Out)
+		err = noise.finish(jsonOut.textOut(streams))
 	}
 	if err != nil {
 		return withCode(exitError, err)
@@ -282,7 +291,7 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 // diffObject is the event as pkg/diff takes it; with explain, it carries
 // the live object's field owners.
 func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
-	obj := diff.Object{Name: kubectlName(ev), Ref: apply.ObjectRef(ev.Object), Source: ev.Source.File, Live: content(ev.Live), After: content(ev.Result)}
+	obj := diff.Object{Name: kubectlName(ev), ID: plan.IDOf(ev.Object), Ref: apply.ObjectRef(ev.Object), Source: ev.Source.File, Live: content(ev.Live), After: content(ev.Result)}
 	if ev.Outcome == apply.Pruned {
 		obj.Live, obj.After = ev.Object.Object, nil
 	}
