@@ -3,9 +3,11 @@ package apply
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/util/csaupgrade"
@@ -72,6 +74,9 @@ func (r *runner) localServerSide(o *object, live, body *unstructured.Unstructure
 	if !ok {
 		return nil, warnings, fmt.Errorf("computing server-side apply locally: got a %T", applied)
 	}
+	if err := asStored(result); err != nil {
+		return nil, warnings, err
+	}
 	keepLiveStatus(result, live)
 	return result, warnings, nil
 }
@@ -103,6 +108,38 @@ func (r *runner) localLive(gvk k8sschema.GroupVersionKind, live *unstructured.Un
 		return nil, fmt.Errorf("upgrading client-side field ownership: %w", err)
 	}
 	return current, nil
+}
+
+// localBuiltins are the Go types of the built-in kinds, for asStored.
+var localBuiltins = sync.OnceValues(builtinScheme)
+
+// asStored makes result what the API server stores and answers: a
+// built-in kind goes through its Go type (as the server decodes and
+// encodes it: nulls and empty optional fields dropped, quantities in
+// canonical form), a custom resource loses its nulls (the server prunes
+// them).
+func asStored(result *unstructured.Unstructured) error {
+	builtins, err := localBuiltins()
+	if err != nil {
+		return err
+	}
+	typed, err := builtins.New(result.GroupVersionKind())
+	if err != nil {
+		pruneNulls(result.Object)
+		return nil
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(result.Object, typed); err != nil {
+		return fmt.Errorf("computing server-side apply locally: decoding the result: %w", err)
+	}
+	stored, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return fmt.Errorf("computing server-side apply locally: encoding the result: %w", err)
+	}
+	if metadata, ok := stored["metadata"].(map[string]any); ok && metadata["creationTimestamp"] == nil {
+		delete(metadata, "creationTimestamp")
+	}
+	result.Object = stored
+	return nil
 }
 
 // keepLiveStatus gives result the live object's status, or none.
