@@ -122,3 +122,28 @@ func TestDiffDryRunForbiddenNamesLocal(t *testing.T) {
 		}
 	}
 }
+
+// diff --prune --applyset computed locally needs only get and list: the
+// parent is read, the members listed, nothing is written, not even as a
+// dry run.
+func TestDiffLocalPruneApplySetReadOnly(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	both := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kept}\ndata: {a: one}\n" +
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: gone}\ndata: {a: one}\n"})
+	for _, args := range [][]string{{"apply"}, {"apply", "--server-side"}} {
+		if res := kapply(t, append(args, "-f", both, "-n", ns, "--prune", "--applyset", "web")...); res.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, res.code, res.stderr)
+		}
+	}
+	kubeconfig := cluster.UserKubeconfig(t, ns, "lister", []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"get", "list"}},
+	})
+	one := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kept}\ndata: {a: one}\n"})
+	for _, args := range [][]string{{"--local"}, {"--local", "--server-side"}} {
+		res := kapplyVia(t, kubeconfig, append([]string{"diff", "-f", one, "-n", ns, "--prune", "--applyset", "web"}, args...)...)
+		if res.code != 1 || !strings.Contains(res.stdout, "-  name: gone") || strings.Contains(res.stdout, "name: kept") {
+			t.Errorf("%v: exit %d (want 1: gone pruned, kept unchanged), stdout:\n%s\nstderr:\n%s", args, res.code, res.stdout, res.stderr)
+		}
+	}
+}

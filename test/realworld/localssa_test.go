@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -39,6 +40,11 @@ func TestLocalServerSide(t *testing.T) {
 	run := func(t *testing.T, p *project) {
 		r := &runner{t: t, project: p}
 		defer func(start time.Time) {
+			// Deleted in the background first, as kapply delete does: a
+			// Job deleted with the server's default (orphan) would wait
+			// for a garbage collector this cluster does not run.
+			_, _ = applier.Delete(context.Background(), apply.Input{Objects: copies(p.objects)},
+				apply.DeleteOptions{Namespace: p.namespace, Cascade: metav1.DeletePropagationBackground, IgnoreNotFound: true})
 			r.cleanUp()
 			t.Logf("clean-up in %v", time.Since(start).Round(time.Millisecond))
 		}(time.Now())
