@@ -46,6 +46,7 @@ type diffOptions struct {
 	explain      bool
 	summary      bool
 	prune        pruneOptions
+	ignore       ignoreOptions
 }
 
 func newDiffCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -111,6 +112,7 @@ objects were diffed and others failed).`,
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "also show, as removed, what apply --prune would delete: members of --applyset, or objects matching -l")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet apply would prune from, [RESOURCE[.GROUP]/]NAME (see kapply apply --help)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds apply would prune, as group/version/kind")
+	opts.ignore.addDiffFlags(flags)
 	return cmd
 }
 
@@ -120,10 +122,15 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitError, err)
 	}
 	runOpts = opts.withLocalServerSide(runOpts, streams.ErrOut)
+	noise, err := opts.ignore.newDiffNoise(opts.explain, opts.managerName())
+	if err != nil {
+		return err
+	}
 	early := newEarlyComparisons(printer, externalDiff() == "")
+	early.noise = noise
 	runOpts.OnEvent, runOpts.Lean = early.add, true
-	// Owners (--explain) and the managedFields diff are read off them.
-	runOpts.NoManagedFields = !opts.showManaged && !opts.explain
+	// Owners (--explain, manager rules) and the managedFields diff are read off them.
+	runOpts.NoManagedFields = !opts.showManaged && noise == nil
 	events, err := runApplyOn(ctx, getter, streams.In, opts.asApply(""), runOpts)
 	if errors.Is(err, apply.ErrNoObjects) {
 		// kubectl diff shows nothing for files without objects, and exits 0.
@@ -133,7 +140,10 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitError, err)
 	}
 	comparisons, failed := early.collect(streams.ErrOut, events)
-	differ, err := show(ctx, streams, printer, comparisons)
+	differ, err := show(ctx, opts.ignore.diffStreams(streams), printer, comparisons)
+	if err == nil {
+		err = noise.finish(streams.Out)
+	}
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -149,6 +159,7 @@ type earlyComparisons struct {
 	render  bool
 	mu      sync.Mutex
 	byPlace map[int]comparedEvent
+	noise   *diffNoise
 }
 
 // comparedEvent is one event made ready to print: what goes to stderr
@@ -165,7 +176,7 @@ func newEarlyComparisons(printer diff.Printer, render bool) *earlyComparisons {
 
 // add compares the event of the object at place i; called concurrently.
 func (e *earlyComparisons) add(i int, ev apply.Event) {
-	c := compareEvent(maskEventSecrets([]apply.Event{ev})[0], e.printer.Options)
+	c := compareEvent(maskEventSecrets([]apply.Event{ev})[0], e.printer.Options, e.noise)
 	if c.comparison != nil && e.render {
 		rendered, err := e.printer.Rendered(*c.comparison)
 		if err != nil {
@@ -187,7 +198,7 @@ func (e *earlyComparisons) collect(w io.Writer, events []apply.Event) (compariso
 	for i, ev := range events {
 		c, early := e.byPlace[i]
 		if !early {
-			c = compareEvent(maskEventSecrets([]apply.Event{ev})[0], e.printer.Options)
+			c = compareEvent(maskEventSecrets([]apply.Event{ev})[0], e.printer.Options, e.noise)
 		}
 		events[i] = apply.Event{Outcome: ev.Outcome}
 		io.WriteString(w, c.stderr)
@@ -203,7 +214,7 @@ func (e *earlyComparisons) collect(w io.Writer, events []apply.Event) (compariso
 
 // compareEvent turns an event into a comparison, with its warnings and
 // errors as stderr lines.
-func compareEvent(ev apply.Event, opts diff.Options) comparedEvent {
+func compareEvent(ev apply.Event, opts diff.Options, noise *diffNoise) comparedEvent {
 	var stderr strings.Builder
 	printWarnings(&stderr, ev)
 	switch ev.Outcome {
@@ -213,7 +224,9 @@ func compareEvent(ev apply.Event, opts diff.Options) comparedEvent {
 	case apply.Skipped:
 		return comparedEvent{stderr: stderr.String()}
 	}
-	c, err := diff.Compare(diffObject(&stderr, ev, opts.Explain), opts)
+	obj := diffObject(&stderr, ev, opts.Explain)
+	noise.adjust(ev, &obj)
+	c, err := diff.Compare(obj, opts)
 	if err != nil {
 		fmt.Fprintf(&stderr, "error: %v\n", err)
 		return comparedEvent{stderr: stderr.String(), failed: true}

@@ -134,6 +134,12 @@ type Options struct {
 	// SecretRecord says how a Secret's values are kept in its last-applied
 	// record: redacted (the zero value) or plain, as kubectl keeps them.
 	SecretRecord lastapplied.SecretRecord
+
+	// FileFromLive, when set, rewrites each object that exists before it
+	// is planned, given its live object (apply --respect-ignore copies the
+	// live values of ignored fields into the file); from concurrent
+	// goroutines.
+	FileFromLive func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
 }
 
 // Field managers. apply writes under kubectl's names, so kapply and kubectl
