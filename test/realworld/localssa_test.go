@@ -134,7 +134,7 @@ func (c *comparison) create() {
 		switch {
 		case obj.GetKind() == "Namespace" || obj.GetKind() == "CustomResourceDefinition":
 			first = append(first, obj)
-		case !c.created[id(obj)]:
+		case !c.created[obj.GetKind()+"/"+obj.GetName()]:
 			rest = append(rest, obj)
 		}
 	}
@@ -192,7 +192,7 @@ func (c *comparison) compare(state string, objects []*unstructured.Unstructured)
 			continue
 		}
 		if state == "create" {
-			c.created[key] = true
+			c.created[s.ID.Kind+"/"+s.ID.Name] = true
 		}
 		diffs := differences(stripped(l.Merged), stripped(s.DryRunResult), "", state == "create")
 		var lines []string
@@ -219,10 +219,6 @@ func (c *comparison) plan(objects []*unstructured.Unstructured, opts apply.PlanO
 		items[it.ID.Kind+"/"+it.ID.Namespace+"/"+it.ID.Name] = it
 	}
 	return items
-}
-
-func id(obj *unstructured.Unstructured) string {
-	return obj.GetKind() + "/" + obj.GetNamespace() + "/" + obj.GetName()
 }
 
 func copies(objects []*unstructured.Unstructured) []*unstructured.Unstructured {
