@@ -29,9 +29,9 @@ var statusReset = fieldpath.NewExcludeSetFilter(fieldpath.NewSet(fieldpath.MakeP
 // body (the apply configuration, without its last-applied record) to live
 // (nil: absent) under the run's field manager would store: the API
 // server's own field manager (apimachinery's managedfields, with
-// structured-merge-diff) run on the live object and its managedFields,
-// with --force-conflicts, or a 409 with each conflicting field as the
-// server would give it. Fields of client-side apply are first handed to
+// structured-merge-diff) run on the live object and its managedFields.
+// Fields other managers own are taken with ForceConflicts; without it
+// they are a 409 naming each field and manager, as the server's. Fields of client-side apply are first handed to
 // the manager (csaupgrade), as Apply does before its patch.
 //
 // What the server adds after merging is not known here: defaults,
