@@ -151,17 +151,33 @@ func (c *comparison) apply(objects []*unstructured.Unstructured) {
 	defer func(start time.Time) {
 		c.t.Logf("apply: %d objects in %v", len(objects), time.Since(start).Round(time.Millisecond))
 	}(time.Now())
-	events, err := c.applier.Apply(context.Background(), apply.Input{Objects: copies(objects)},
-		apply.Options{ServerSide: true, Namespace: c.project.namespace, ForceConflicts: true})
-	if err != nil {
-		c.t.Fatalf("applying: %v", err)
-	}
-	for _, ev := range events {
-		if ev.Outcome == apply.Failed {
-			c.t.Fatalf("applying %s: %v", apply.ObjectRef(ev.Object), ev.Err)
+	// One project writes at a time, and a write the loaded server timed
+	// out (a large CRD) is tried again: the applies only set the stage.
+	applying.Lock()
+	defer applying.Unlock()
+	var failed error
+	for attempt := 0; attempt < 3; attempt++ {
+		events, err := c.applier.Apply(context.Background(), apply.Input{Objects: copies(objects)},
+			apply.Options{ServerSide: true, Namespace: c.project.namespace, ForceConflicts: true})
+		if err != nil {
+			c.t.Fatalf("applying: %v", err)
+		}
+		failed = nil
+		for _, ev := range events {
+			if ev.Outcome == apply.Failed {
+				failed = fmt.Errorf("applying %s: %w", apply.ObjectRef(ev.Object), ev.Err)
+				c.t.Logf("attempt %d: %v", attempt+1, failed)
+			}
+		}
+		if failed == nil {
+			return
 		}
 	}
+	c.t.Fatal(failed)
 }
+
+// applying lets one project apply at a time.
+var applying sync.Mutex
 
 // state compares the objects that change (edited in place on a copy,
 // reporting whether it applies to the object) against the live objects.
