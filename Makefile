@@ -3,7 +3,7 @@ SHELL := bash
 GO    ?= go
 BIN   := $(CURDIR)/bin
 
-.PHONY: all build docs k8s-bin kapp-bin test check unit demo cluster-up cluster-down bench testdata-openapi release-snapshot clean
+.PHONY: all build docs k8s-bin kapp-bin test check unit demo cluster-up cluster-down bench bench-fleet testdata-openapi release-snapshot clean
 
 all: build
 
@@ -34,10 +34,12 @@ check:
 	$(GO) vet -tags gendocs ./cmd/kapply
 	$(GO) mod tidy -diff
 
-## test: checks, then every test with the race detector, integration tests on a local cluster;
+## test: checks, then every test with the race detector, integration tests on a local cluster
+## (the HTML report's in headless Chromium, which hack/chromium.sh installs when missing);
 ## then, without it (thorough: all their generated input), the differential and fuzz-seed tests
 ## of the hand-written parts against the libraries they replace (docs/guarantees.md)
 test: k8s-bin check
+	bash hack/chromium.sh
 	$(GO) test -race -count=1 -timeout 60m ./...
 	$(GO) test -count=1 -timeout 10m -run '$(HANDWRITTEN_TESTS)' ./pkg/diff ./pkg/load ./pkg/apply
 
@@ -55,6 +57,11 @@ demo: build k8s-bin
 # Flags through BENCH_FLAGS, e.g. BENCH_FLAGS='-objects 300 -runs 3 -out bench.md'; see -h.
 bench: build k8s-bin
 	$(GO) run ./hack/bench $(BENCH_FLAGS)
+
+## bench-fleet: kapply over 30 contexts on three local servers x 200 objects, against three concurrent
+# single-server runs and a shell loop over the contexts; peak RSS by --max-parallel (hack/bench -fleet)
+bench-fleet: build k8s-bin
+	$(GO) run ./hack/bench -fleet -objects 200 -contexts 30 $(BENCH_FLAGS)
 
 ## kubectl-cmd-tests: kubectl's own test/cmd suites for apply, diff and --save-config, kapply in kubectl's place
 # (also run by `make test`, as test/kubectlcmd); suites as arguments through SUITES='run_kubectl_diff_tests ...'.

@@ -47,10 +47,12 @@ type diffOptions struct {
 	summary      bool
 	prune        pruneOptions
 	ignore       ignoreOptions
+	output       diffOutput
 }
 
 func newDiffCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts diffOptions
+	var contexts fleetFlags
 	cmd := &cobra.Command{
 		Use:   "diff (-f FILENAME | -k DIRECTORY)",
 		Short: "Show what apply would change, and why",
@@ -85,12 +87,22 @@ objects were diffed and others failed).`,
   kapply diff -f manifests/ -R -n shop --prune --applyset=web
 
   # With your own diff program
-  KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod`,
+  KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod
+
+  # A pull request comment (cut to 65,000 bytes), and in GitHub Actions the job
+  # summary and an error annotation on the document of each failed object
+  kapply diff -f manifests/ -R -o markdown --github > comment.md
+
+  # A report to open in a browser: filters, collapsible diffs, reasons
+  kapply diff -f manifests/ -R -o html > report.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDiff(cmd.Context(), getter, streams, opts)
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runDiff(cmd.Context(), getter, streams, opts)
+			})
 		},
 	}
+	contexts.add(cmd)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "diff", "", selectorExample)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("field manager of the dry-run writes, as apply would use it (default %q, or %q with --server-side)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
@@ -113,6 +125,7 @@ objects were diffed and others failed).`,
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet apply would prune from, [RESOURCE[.GROUP]/]NAME (see kapply apply --help)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds apply would prune, as group/version/kind")
 	opts.ignore.addDiffFlags(flags)
+	addDiffOutputFlags(flags, &opts.output)
 	return cmd
 }
 
@@ -126,7 +139,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return err
 	}
-	early := newEarlyComparisons(printer, externalDiff() == "")
+	early := newEarlyComparisons(printer, externalDiff() == "" && !opts.output.reports())
 	early.noise = noise
 	runOpts.OnEvent, runOpts.Lean = early.add, true
 	// Owners (--explain, manager rules) and the managedFields diff are read off them.
@@ -139,8 +152,9 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	failures := failuresOf(events)
 	comparisons, failed := early.collect(streams.ErrOut, events)
-	differ, err := show(ctx, opts.ignore.diffStreams(streams), printer, comparisons)
+	differ, err := showOutput(ctx, opts.ignore.diffStreams(streams), printer, opts.output, comparisons, failures)
 	if err == nil {
 		err = noise.finish(streams.Out)
 	}
@@ -252,6 +266,9 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	if dryRun != "server" && dryRun != "client" {
 		return apply.Options{}, diff.Printer{}, fmt.Errorf(`--dry-run must be "server" or "client", not %q`, dryRun)
 	}
+	if err := opts.output.check(opts.summary); err != nil {
+		return apply.Options{}, diff.Printer{}, err
+	}
 	color, err := diff.UseColor(opts.color, out, os.Getenv("NO_COLOR"))
 	if err != nil {
 		return apply.Options{}, diff.Printer{}, err
@@ -261,7 +278,7 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	}
 	runOpts, _, err := opts.asApply(dryRun).toRun(getter)
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
-		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color,
+		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color && !opts.output.reports(),
 		AllSides: externalDiff() != "" && !opts.summary}}
 	return runOpts, printer, err
 }
