@@ -19,7 +19,8 @@ type DryRun int
 const (
 	// NoDryRun writes to the cluster.
 	NoDryRun DryRun = iota
-	// ClientDryRun computes every plan locally and sends no write.
+	// ClientDryRun computes every plan locally and sends no write; with
+	// ServerSide, each apply is computed locally (see LocalServerSideNote).
 	ClientDryRun
 	// ServerDryRun sends every write with dryRun=All, so admission and
 	// defaulting show, and nothing is persisted.
@@ -104,6 +105,9 @@ type Options struct {
 	// Subresource, with ServerSide, sends the apply patch to this
 	// subresource ("status") instead of the object (kubectl's --subresource).
 	Subresource string
+	// localServerSide is PlanOptions.LocalServerSide. (A run with
+	// ServerSide and ClientDryRun always computes its applies locally.)
+	localServerSide bool
 
 	// Force (kubectl apply --force) replaces an object whose patch the
 	// server refuses as invalid (an immutable field) or keeps conflicting

@@ -28,6 +28,11 @@ type PlanOptions struct {
 	// Without it, the plan is computed locally and nothing but reads is
 	// sent.
 	ServerDryRun bool
+	// LocalServerSide, with ServerSide and without ServerDryRun, computes
+	// each apply item's result (Merged) locally, as the server would:
+	// structured-merge-diff on the live managedFields, with no request
+	// but reads; see LocalServerSideNote for what it cannot know.
+	LocalServerSide bool
 	// Prune adds a Prune item per object Apply with Options.Prune would
 	// delete: members of ApplySet when set, else objects matching Selector
 	// of the kinds in PruneAllowlist (Options' fields of the same names).
@@ -50,7 +55,8 @@ type PlanOptions struct {
 func (o PlanOptions) options() Options {
 	return Options{Namespace: o.Namespace, EnforceNamespace: o.EnforceNamespace, FieldManager: o.FieldManager,
 		ServerSide: o.ServerSide, SecretRecord: o.SecretRecord, DryRun: ClientDryRun,
-		Prune: o.Prune, Selector: o.Selector, ApplySet: o.ApplySet, PruneAllowlist: o.PruneAllowlist}
+		Prune: o.Prune, Selector: o.Selector, ApplySet: o.ApplySet, PruneAllowlist: o.PruneAllowlist,
+		localServerSide: o.LocalServerSide}
 }
 
 // PlanError lists the objects (and files) that could not be planned; the
