@@ -138,6 +138,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	runOpts = opts.withLocalServerSide(runOpts, streams.ErrOut)
 	noise, err := opts.ignore.newDiffNoise(opts.explain, opts.managerName())
 	if err != nil {
 		return err
@@ -241,7 +242,7 @@ func compareEvent(ev apply.Event, opts diff.Options, noise *diffNoise) comparedE
 	printWarnings(&stderr, ev)
 	switch ev.Outcome {
 	case apply.Failed:
-		fmt.Fprintf(&stderr, "error: %v\n", ev.Err)
+		fmt.Fprintln(&stderr, failureMessage(ev.Err))
 		return comparedEvent{stderr: stderr.String(), failed: true}
 	case apply.Skipped:
 		return comparedEvent{stderr: stderr.String()}
@@ -280,6 +281,9 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	color, err := diff.UseColor(opts.color, out, os.Getenv("NO_COLOR"))
 	if err != nil {
 		return apply.Options{}, diff.Printer{}, err
+	}
+	if opts.localServerSide() {
+		dryRun = "server" // checked as such; computed locally (withLocalServerSide)
 	}
 	runOpts, _, err := opts.asApply(dryRun).toRun(getter)
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
