@@ -69,6 +69,9 @@ and the manager that owns it now. --summary prints one line per object.
 KAPPLY_EXTERNAL_DIFF (or KUBECTL_EXTERNAL_DIFF) names a program run on two
 directories, LIVE and MERGED, with a file per object, as kubectl does.
 
+--save-plan FILE also writes the plan the diff shows (kapply's versioned plan
+document; Secret values only as digests), even when some objects failed.
+
 Exit status: 0 no differences, 1 differences, 2 or more an error (also when some
 objects were diffed and others failed).`,
 		Example: `  # What would applying this tree change?
@@ -82,6 +85,9 @@ objects were diffed and others failed).`,
 
   # Also show what apply --prune would delete from the ApplySet "web"
   kapply diff -f manifests/ -R -n shop --prune --applyset=web
+
+  # Save the plan this diff shows, to review and apply later
+  kapply diff -f manifests/ -R --save-plan plan.json
 
   # With your own diff program
   KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod`,
