@@ -65,7 +65,7 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 		return runFailed(err)
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(cmd.Context(), getter, streams.In, files, opts.selector, nil)
+	applier, in, err := loadAndConnect(cmd.Context(), getter, streams.In, files, opts.selector, applierConfig{parallel: opts.parallel})
 	if err != nil {
 		return runFailed(err)
 	}
@@ -108,7 +108,6 @@ func (opts deleteOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.De
 		Timeout:          opts.waitTimeout(),
 		IgnoreNotFound:   opts.ignoreNotFound,
 		DryRun:           dryRun,
-		Parallel:         opts.parallel,
 	}, nil
 }
 

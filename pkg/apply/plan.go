@@ -9,32 +9,27 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
 // PlanOptions configure Applier.Plan: what Apply would be told, less what
 // only a write needs.
 type PlanOptions struct {
-	// Namespace, EnforceNamespace, FieldManager, ServerSide and
-	// SecretRecord are Options' fields of the same names.
-	Namespace        string
-	EnforceNamespace bool
-	FieldManager     string
-	ServerSide       bool
-	SecretRecord     lastapplied.SecretRecord
+	// Write is what the objects would be written as, as Apply's
+	// Options.Write: server-side dry runs are sent with its field manager,
+	// validation and ForceConflicts.
+	Write WriteOptions
 	// ServerDryRun sends each write that would change something as a
 	// server dry run (dryRun=All); its answer is the item's DryRunResult.
 	// Without it, the plan is computed locally and nothing but reads is
 	// sent.
 	ServerDryRun bool
-	// Prune adds a Prune item per object Apply with Options.Prune would
-	// delete: members of ApplySet when set, else objects matching Selector
-	// of the kinds in PruneAllowlist (Options' fields of the same names).
-	Prune          bool
-	Selector       string
-	ApplySet       string
-	PruneAllowlist []string
+	// Prune, when set, adds a Prune item per object Apply with the same
+	// Options.Prune would delete.
+	Prune *PruneOptions
+	// NoManagedFields and ChunkSize are Options' fields of the same names.
+	NoManagedFields bool
+	ChunkSize       int64
 	// OnItem, when set, is given each object's item as soon as it is
 	// planned, with its place in the input (-1 for a prune item) and the
 	// live object it was planned against (nil: absent), from concurrent
@@ -44,13 +39,12 @@ type PlanOptions struct {
 	StreamOnly bool
 }
 
-// options are the run's Options: a client dry run, so that whatever step
-// of the run would write (a prune, an ApplySet parent) sends nothing; the
-// server dry runs of the writes are planOne's, sent explicitly.
-func (o PlanOptions) options() Options {
-	return Options{Namespace: o.Namespace, EnforceNamespace: o.EnforceNamespace, FieldManager: o.FieldManager,
-		ServerSide: o.ServerSide, SecretRecord: o.SecretRecord, DryRun: ClientDryRun,
-		Prune: o.Prune, Selector: o.Selector, ApplySet: o.ApplySet, PruneAllowlist: o.PruneAllowlist}
+// settings are the run's: a client dry run, so that whatever step of the
+// run would write (a prune, an ApplySet parent) sends nothing; the server
+// dry runs of the writes are planOne's, sent explicitly.
+func (o PlanOptions) settings() settings {
+	return settings{WriteOptions: o.Write, DryRun: ClientDryRun, Prune: o.Prune,
+		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize}
 }
 
 // PlanError lists the objects (and files) that could not be planned; the
@@ -92,7 +86,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	if err != nil {
 		return nil, err
 	}
-	r, err := a.runner(ctx, opts.options().withDefaults())
+	r, err := a.runner(ctx, opts.settings())
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +134,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 			}
 		}
 	}
-	if opts.Prune {
+	if opts.Prune != nil {
 		for _, ev := range r.prune(ctx, set, objects, events, in.Errors) {
 			switch ev.Outcome {
 			case Pruned:
