@@ -131,12 +131,13 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitError, err)
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(ctx, getter, streams.In, files, opts.selector, mergeKeys)
+	applier, in, err := loadAndConnect(ctx, getter, streams.In, files, opts.selector, applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel})
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	view := newPlanView(printer, externalDiff() == "", in.Objects)
-	planOpts := planOptionsOf(runOpts)
+	// Owners (--explain) and the managedFields diff are read off them.
+	planOpts := planOptionsOf(runOpts, opts.showManaged || opts.explain)
 	planOpts.OnItem, planOpts.StreamOnly = view.add, opts.savePlan == ""
 	p, err := applier.Plan(ctx, in, planOpts)
 	planErr, partial := errors.AsType[*apply.PlanError](err)

@@ -127,9 +127,9 @@ func (v *planView) collect(w io.Writer, p *plan.Plan, planErr *apply.PlanError) 
 }
 
 // planOptionsOf are the plan options of the apply whose dry run diff
-// shows: the server's dry run of each write unless computed locally.
-func planOptionsOf(o apply.Options) apply.PlanOptions {
-	return apply.PlanOptions{Namespace: o.Namespace, EnforceNamespace: o.EnforceNamespace, FieldManager: o.FieldManager,
-		ServerSide: o.ServerSide, SecretRecord: o.SecretRecord, ServerDryRun: o.DryRun == apply.ServerDryRun,
-		Prune: o.Prune, Selector: o.Selector, ApplySet: o.ApplySet, PruneAllowlist: o.PruneAllowlist}
+// shows: the server's dry run of each write unless computed locally;
+// managedFields dropped from the live objects unless shown or explained.
+func planOptionsOf(o apply.Options, keepManagedFields bool) apply.PlanOptions {
+	return apply.PlanOptions{Write: o.Write, ServerDryRun: o.DryRun == apply.ServerDryRun, Prune: o.Prune,
+		NoManagedFields: !keepManagedFields, ChunkSize: o.ChunkSize}
 }

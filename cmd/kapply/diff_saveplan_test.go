@@ -150,7 +150,7 @@ func TestDiffServerSidePlanExecutesPastOtherWrites(t *testing.T) {
 	}
 	getter := genericclioptions.NewConfigFlags(false)
 	getter.KubeConfig = &cluster.Kubeconfig
-	applier, err := newApplier(getter, nil)
+	applier, err := newApplier(getter, applierConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
