@@ -73,6 +73,15 @@ func TestDiffSavePlan(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("items %v, want %v", got, want)
 	}
+	// Changes keep their owners: kubectl-scale set the replicas the file
+	// takes back; the ConfigMaps, four of them, are read by LIST, where
+	// diff alone drops managedFields.
+	if owners := ownersOf(p, "web", "spec.replicas"); len(owners) != 1 || !strings.HasPrefix(owners[0], "kubectl-scale") {
+		t.Errorf("web's spec.replicas owned by %v, want kubectl-scale", owners)
+	}
+	if owners := ownersOf(p, "settings", "data.b"); len(owners) != 1 || owners[0] != "kubectl-client-side-apply" {
+		t.Errorf("settings' data.b owned by %v, want kubectl-client-side-apply", owners)
+	}
 	for _, value := range []string{"first-pass", "second-pass"} {
 		if strings.Contains(text, value) || strings.Contains(text, base64.StdEncoding.EncodeToString([]byte(value))) {
 			t.Errorf("the plan holds the Secret value %q", value)
@@ -89,6 +98,17 @@ func TestDiffSavePlan(t *testing.T) {
 	if p, _ := readPlan(t, path); actionsByName(p)["creds"] != plan.Update || actionsByName(p)["bad-last"] != plan.Create {
 		t.Errorf("--local plan: %v", actionsByName(p))
 	}
+}
+
+func ownersOf(p *plan.Plan, name, path string) []string {
+	for _, it := range p.Items {
+		for _, c := range it.Changes {
+			if it.ID.Name == name && c.Path.String() == path {
+				return c.Owners
+			}
+		}
+	}
+	return nil
 }
 
 // TestDiffSavePlanPrune: a prune item is saved as such.
