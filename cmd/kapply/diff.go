@@ -136,8 +136,8 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitError, err)
 	}
 	view := newPlanView(printer, externalDiff() == "", in.Objects)
-	// Owners (--explain, a saved plan's changes) and the managedFields
-	// diff are read off them.
+	// managedFields are kept where owners are read off them (--explain, a
+	// saved plan's changes) or shown.
 	planOpts := planOptionsOf(runOpts, opts.showManaged || opts.explain || opts.savePlan != "")
 	planOpts.OnItem, planOpts.StreamOnly = view.add, opts.savePlan == ""
 	p, err := applier.Plan(ctx, in, planOpts)
