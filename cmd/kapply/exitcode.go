@@ -71,6 +71,10 @@ func printError(stderr io.Writer, err error) {
 		}
 		return
 	}
+	if plain := (*plainError)(nil); errors.As(err, &plain) {
+		fmt.Fprintln(stderr, plain.msg)
+		return
+	}
 	if unreachable := (*apply.UnreachableError)(nil); errors.As(err, &unreachable) {
 		fmt.Fprintln(stderr, unreachable)
 		return
@@ -94,3 +98,9 @@ func someFailed(failed, total int, what string) error {
 func runFailed(err error) error {
 	return withCode(exitFailed, err)
 }
+
+// plainError is printed as it is, without "error: ": kubectl's own words
+// for an error that it prints so (a kuberc that cannot be applied).
+type plainError struct{ msg string }
+
+func (e *plainError) Error() string { return e.msg }

@@ -49,7 +49,8 @@ func applyPreferences(root *cobra.Command, configFlags *genericclioptions.Config
 	}
 	args, done, err := kubercReadOnce(args)
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("error occurred while applying preferences kuberc error kuberc: %w", err))
+		// kubectl prints this without "error: " and exits 1.
+		return withCode(exitFailed, &plainError{fmt.Sprintf("error occurred while applying preferences kuberc error kuberc: %v", err)})
 	}
 	defer done()
 	// The loader reads the file again and reports its errors; this read
@@ -65,7 +66,7 @@ func applyPreferences(root *cobra.Command, configFlags *genericclioptions.Config
 	removeShadows()
 	writeLoaderWarnings(errOut, loaderOut.String())
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("error occurred while applying preferences %w", err))
+		return withCode(exitFailed, &plainError{fmt.Sprintf("error occurred while applying preferences %v", err)})
 	}
 	for _, flag := range ignored {
 		flag.refuse = true

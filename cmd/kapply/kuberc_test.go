@@ -117,7 +117,8 @@ func TestKubercDefaultsAndAliases(t *testing.T) {
 	}
 	t.Setenv("KUBECTL_KUBERC", "")
 	missing := filepath.Join(t.TempDir(), "none")
-	if r := apply("missing", "--kuberc", missing); r.code == 0 || !strings.Contains(r.stderr, "error occurred while applying preferences kuberc error kuberc: open "+missing) {
+	// kubectl's words, without "error: ", and its exit code 1.
+	if r := apply("missing", "--kuberc", missing); r.code != 1 || !strings.HasPrefix(r.stderr, "error occurred while applying preferences kuberc error kuberc: open "+missing) {
 		t.Errorf("--kuberc of a missing file: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -23,7 +23,18 @@ type cliTool struct {
 // newKapply checks that the binary applies, and which of diff and
 // --parallel it has.
 func newKapply(ctx context.Context, cfg config, kubeconfig, cacheDir string) (*cliTool, error) {
-	t := &cliTool{label: nameKapply, bin: cfg.kapply, kubeconfig: kubeconfig, cacheDir: cacheDir}
+	t, err := newKapplyAt(ctx, nameKapply, cfg.kapply, cfg.parallel, kubeconfig, cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	t.version += ", " + treeRevision(ctx)
+	return t, nil
+}
+
+// newKapplyAt is newKapply for the binary bin, labelled label: also an
+// older build measured beside the tree's (-baseline).
+func newKapplyAt(ctx context.Context, label, bin string, parallel int, kubeconfig, cacheDir string) (*cliTool, error) {
+	t := &cliTool{label: label, bin: bin, kubeconfig: kubeconfig, cacheDir: cacheDir}
 	version, err := execute(ctx, t.bin, "version", "--client")
 	if err != nil {
 		return nil, fmt.Errorf("checking %s (run `make build`): %w", t.bin, err)
@@ -31,8 +42,8 @@ func newKapply(ctx context.Context, cfg config, kubeconfig, cacheDir string) (*c
 	if version.code != 0 {
 		return nil, version.failure("want the version of kapply")
 	}
-	t.version = firstLine(version.stdout) + ", " + treeRevision(ctx)
-	if t.flags, err = verbFlags(ctx, t.bin, cfg.parallel); err != nil {
+	t.version = firstLine(version.stdout)
+	if t.flags, err = verbFlags(ctx, t.bin, parallel); err != nil {
 		return nil, err
 	}
 	if _, ok := t.flags["apply"]; !ok {

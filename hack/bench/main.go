@@ -39,6 +39,7 @@ type config struct {
 	parallel   int
 	runs       int
 	kapply     string
+	baseline   string
 	kubectl    string
 	kapp       string
 	out        string
@@ -58,6 +59,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.parallel, "parallel", 16, "concurrency: kapply's --parallel (when it has it) and the floor's workers")
 	fs.IntVar(&cfg.runs, "runs", 1, "repetitions of the whole sequence, each in fresh namespaces; the table shows medians")
 	fs.StringVar(&cfg.kapply, "kapply", "bin/kapply", "the kapply binary to measure")
+	fs.StringVar(&cfg.baseline, "baseline", "", "another kapply binary (an older build) measured in the same runs, phase by phase after -kapply: column kapply-base, ratio kapply/base")
 	fs.StringVar(&cfg.kubectl, "kubectl", "kubectl", "the kubectl binary, looked up on PATH; empty to leave kubectl out")
 	fs.StringVar(&cfg.kapp, "kapp", "bin/kapp", "the Carvel kapp binary (make kapp-bin); empty to leave kapp out, skipped when missing")
 	fs.StringVar(&cfg.out, "out", "", "also write the table as markdown to this file")

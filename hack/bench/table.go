@@ -39,6 +39,10 @@ func newTable(cfg config, res *results, notes []string) *table {
 	if hasKapp {
 		t.columns = append(t.columns, "kapp/kapply")
 	}
+	hasBase := slices.Contains(res.tools, nameBase)
+	if hasBase {
+		t.columns = append(t.columns, "kapply/base")
+	}
 	t.columns = append(t.columns, "kapply/floor")
 	var measured []string
 	for _, tool := range res.tools {
@@ -48,7 +52,7 @@ func newTable(cfg config, res *results, notes []string) *table {
 		}
 	}
 	for _, p := range allPhases() {
-		row := t.row(res, p, hasKubectl, hasKapp)
+		row := t.row(res, p, hasKubectl, hasKapp, hasBase)
 		for _, tool := range measured {
 			rss, ok := res.maxRSS(p, tool)
 			row = append(row, formatRSSCell(rss, ok))
@@ -60,7 +64,7 @@ func newTable(cfg config, res *results, notes []string) *table {
 	return t
 }
 
-func (t *table) row(res *results, p phase, hasKubectl, hasKapp bool) []string {
+func (t *table) row(res *results, p phase, hasKubectl, hasKapp, hasBase bool) []string {
 	row := []string{string(p)}
 	for _, tool := range res.tools {
 		d, ok := res.median(p, tool)
@@ -72,7 +76,20 @@ func (t *table) row(res *results, p phase, hasKubectl, hasKapp bool) []string {
 	if hasKapp {
 		row = append(row, t.ratio(res, p, nameKapp, nameKapply, func(r float64) bool { return r >= targetVsKapp }))
 	}
+	if hasBase {
+		row = append(row, plainRatio(res, p, nameKapply, nameBase))
+	}
 	return append(row, t.ratio(res, p, nameKapply, nameFloor, func(r float64) bool { return r <= targetVsFloor }))
+}
+
+// plainRatio is the cell a/b without a target (a build against an older one).
+func plainRatio(res *results, p phase, a, b string) string {
+	da, okA := res.median(p, a)
+	db, okB := res.median(p, b)
+	if !okA || !okB || db == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", da.Seconds()/db.Seconds())
 }
 
 // ratio is the cell a/b with PASS or MISS against the target; "-" when a

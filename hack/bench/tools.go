@@ -34,6 +34,7 @@ const (
 	nameKubectl = "kubectl"
 	nameKapp    = "kapp"
 	nameKapply  = "kapply"
+	nameBase    = "kapply-base"
 	nameFloor   = "floor"
 )
 
@@ -69,6 +70,13 @@ func detectTools(ctx context.Context, cfg config, c *testcluster.Cluster, work s
 		at := len(tools) - 1
 		tools = append(tools[:at], append([]tool{kapp}, tools[at:]...)...)
 		notes = append(notes, kapp.describe())
+	}
+	if cfg.baseline != "" {
+		base, err := newKapplyAt(ctx, nameBase, cfg.baseline, cfg.parallel, c.Kubeconfig, filepath.Join(work, "cache-base"))
+		if err != nil {
+			return nil, nil, err
+		}
+		tools, notes = append(tools, base), append(notes, base.describe())
 	}
 	floor, err := newFloor(c.Config, cfg.parallel)
 	if err != nil {

@@ -56,10 +56,17 @@ func whereIn(source string, objects []*object, copies []int) string {
 		if objects[i].Source.File == source {
 			first = objects[i]
 			places = append(places, objects[i].Source.Index)
+			if source == "" {
+				// Objects built in code have no Source: name their
+				// places in the input instead.
+				places[len(places)-1] = i
+			}
 		}
 	}
 	what := "object"
-	if docs, err := yamldoc.Declaring(source, first.Obj); err == nil && len(docs) == len(places) {
+	if source == "" {
+		source = "the input"
+	} else if docs, err := yamldoc.Declaring(source, first.Obj); err == nil && len(docs) == len(places) {
 		what, places = "document", docs
 	}
 	if len(places) > 1 {
