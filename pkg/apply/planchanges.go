@@ -47,7 +47,9 @@ func serverSideChanges(body, live, result *unstructured.Unstructured) ([]plan.Ch
 
 // walkDifferences calls fn for each field of a and b whose values differ
 // (fieldpath.Equal): nested maps field by field, in key order; anything
-// else whole. A field one side lacks is nil there.
+// else whole. A field one side lacks is nil there. Hand-written: SMD's
+// typed comparison needs a typed schema, which a custom resource may lack,
+// and its paths are not the plan's fieldpath.Path.
 func walkDifferences(at fieldpath.Path, a, b map[string]any, fn func(p fieldpath.Path, old, new any)) {
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
