@@ -135,11 +135,13 @@ func TestDiffSavePlanPrune(t *testing.T) {
 // TestDiffServerSidePlanExecutesPastOtherWrites: a server-side plan
 // records the fields it changes, so that executing it later writes past
 // another writer's change elsewhere (a label it does not set: new
-// resourceVersion) and still refuses a change to a field it sets.
+// resourceVersion), also for an object it leaves as it is, and still
+// refuses a change to a field it sets.
 func TestDiffServerSidePlanExecutesPastOtherWrites(t *testing.T) {
 	testcluster.Require(t, cluster)
 	ns := cluster.Namespace(t)
-	dir := writeFiles(t, map[string]string{"a.yaml": labelledConfigMap("a", "app: a", "k: v1"), "b.yaml": labelledConfigMap("b", "app: b", "k: v1")})
+	dir := writeFiles(t, map[string]string{"a.yaml": labelledConfigMap("a", "app: a", "k: v1"), "b.yaml": labelledConfigMap("b", "app: b", "k: v1"),
+		"c.yaml": labelledConfigMap("c", "app: c", "k: v1")})
 	if r := kapply(t, "apply", "--server-side", "-f", dir, "-n", ns); r.code != 0 {
 		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
 	}
@@ -151,6 +153,12 @@ func TestDiffServerSidePlanExecutesPastOtherWrites(t *testing.T) {
 	}
 	p, _ := readPlan(t, path)
 	for _, it := range p.Items {
+		if it.ID.Name == "c" {
+			if len(it.Changes) != 0 {
+				t.Errorf("c, unchanged: changes %+v", it.Changes)
+			}
+			continue
+		}
 		// Under kubectl's manager the server also rewrites the record.
 		var paths []string
 		for _, c := range it.Changes {
@@ -163,7 +171,7 @@ func TestDiffServerSidePlanExecutesPastOtherWrites(t *testing.T) {
 		}
 	}
 	cms := dynClient(t).Resource(configMaps).Namespace(ns)
-	for name, patch := range map[string]string{"a": `{"metadata":{"labels":{"team":"other"}}}`, "b": `{"data":{"k":"theirs"}}`} {
+	for name, patch := range map[string]string{"a": `{"metadata":{"labels":{"team":"other"}}}`, "b": `{"data":{"k":"theirs"}}`, "c": `{"metadata":{"labels":{"team":"other"}}}`} {
 		if _, err := cms.Patch(context.Background(), name, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "other"}); err != nil {
 			t.Fatal(err)
 		}
@@ -180,9 +188,9 @@ func TestDiffServerSidePlanExecutesPastOtherWrites(t *testing.T) {
 	}
 	for _, ev := range events {
 		switch ev.Object.GetName() {
-		case "a":
+		case "a", "c":
 			if ev.Outcome == apply.Failed {
-				t.Errorf("a, whose label another writer added, refused: %v", ev.Err)
+				t.Errorf("%s, whose label another writer added, refused: %v", ev.Object.GetName(), ev.Err)
 			}
 		case "b":
 			if !errors.Is(ev.Err, plan.ErrChanged) || !strings.Contains(ev.Err.Error(), "data.k") {
