@@ -34,10 +34,12 @@ check:
 	$(GO) vet -tags gendocs ./cmd/kapply
 	$(GO) mod tidy -diff
 
-## test: checks, then every test with the race detector, integration tests on a local cluster;
+## test: checks, then every test with the race detector, integration tests on a local cluster
+## (the HTML report's in headless Chromium, which hack/chromium.sh installs when missing);
 ## then, without it (thorough: all their generated input), the differential and fuzz-seed tests
 ## of the hand-written parts against the libraries they replace (docs/guarantees.md)
 test: k8s-bin check
+	bash hack/chromium.sh
 	$(GO) test -race -count=1 -timeout 60m ./...
 	$(GO) test -count=1 -timeout 10m -run '$(HANDWRITTEN_TESTS)' ./pkg/diff ./pkg/load ./pkg/apply
 

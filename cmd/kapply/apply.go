@@ -43,6 +43,7 @@ type applyOptions struct {
 	noOverwrite  bool
 	secretRecord string
 	wait         bool
+	ignore       ignoreOptions
 }
 
 // pruneOptions are apply's pruning flags.
@@ -134,6 +135,7 @@ reason, and the exit code is 1.`,
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune, as group/version/kind (core/v1/ConfigMap); Namespaces and PersistentVolumes are pruned only when listed here")
 	flags.BoolVar(&opts.prune.allowEmpty, "prune-allow-empty", false, "let a run with no objects prune every member of the set")
 	flags.StringVar(&opts.prune.cascade, "cascade", "background", `how pruned objects' dependents go: "background", "foreground" or "orphan"`)
+	opts.ignore.addApplyFlags(flags)
 	flags.BoolVar(&opts.prune.all, "all", false, "with --prune and no -l: prune every object of the allowlisted kinds that has a last-applied record and that the files no longer declare, in the namespaces the run applied to (kubectl's --all)")
 	return cmd
 }
@@ -160,6 +162,9 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 		// Lines print no object: the run need not keep them, nor read
 		// their managedFields.
 		runOpts.OnEvent, runOpts.Lean, runOpts.NoManagedFields = lines.add, true, true
+	}
+	if err := opts.ignore.forApply(&runOpts); err != nil {
+		return err
 	}
 	events, err := runApplyOn(cmd.Context(), getter, streams.In, opts, runOpts)
 	printed := lines.close()

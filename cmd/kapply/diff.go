@@ -46,6 +46,8 @@ type diffOptions struct {
 	summary      bool
 	savePlan     string
 	prune        pruneOptions
+	ignore       ignoreOptions
+	output       diffOutput
 }
 
 func newDiffCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -90,7 +92,14 @@ objects were diffed and others failed).`,
   kapply diff -f manifests/ -R --save-plan plan.json
 
   # With your own diff program
-  KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod`,
+  KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod
+
+  # A pull request comment (cut to 65,000 bytes), and in GitHub Actions the job
+  # summary and an error annotation on the document of each failed object
+  kapply diff -f manifests/ -R -o markdown --github > comment.md
+
+  # A report to open in a browser: filters, collapsible diffs, reasons
+  kapply diff -f manifests/ -R -o html > report.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDiff(cmd.Context(), getter, streams, opts)
@@ -118,6 +127,8 @@ objects were diffed and others failed).`,
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "also show, as removed, what apply --prune would delete: members of --applyset, or objects matching -l")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet apply would prune from, [RESOURCE[.GROUP]/]NAME (see kapply apply --help)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds apply would prune, as group/version/kind")
+	opts.ignore.addDiffFlags(flags)
+	addDiffOutputFlags(flags, &opts.output)
 	return cmd
 }
 
@@ -125,6 +136,10 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	runOpts, printer, err := opts.toRun(getter, streams.Out)
 	if err != nil {
 		return withCode(exitError, err)
+	}
+	noise, err := opts.ignore.newDiffNoise(opts.explain, opts.managerName())
+	if err != nil {
+		return err
 	}
 	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
 	if err != nil {
@@ -135,10 +150,11 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	view := newPlanView(printer, externalDiff() == "", in.Objects)
-	// managedFields are kept where owners are read off them (--explain, a
-	// saved plan's changes) or shown.
-	planOpts := planOptionsOf(runOpts, opts.showManaged || opts.explain || opts.savePlan != "")
+	view := newPlanView(printer, externalDiff() == "" && !opts.output.reports(), in.Objects)
+	view.noise = noise
+	// managedFields are kept where owners are read off them (--explain,
+	// manager rules, a saved plan's changes) or shown.
+	planOpts := planOptionsOf(runOpts, opts.showManaged || noise != nil || opts.savePlan != "")
 	planOpts.OnItem, planOpts.StreamOnly = view.add, opts.savePlan == ""
 	p, err := applier.Plan(ctx, in, planOpts)
 	planErr, partial := errors.AsType[*apply.PlanError](err)
@@ -149,23 +165,26 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	case err != nil && !partial:
 		return withCode(exitError, err)
 	}
-	comparisons, failed, total := view.collect(streams.ErrOut, p, planErr)
-	differ, err := show(ctx, streams, printer, comparisons)
+	comparisons, failures, total := view.collect(streams.ErrOut, p, planErr)
+	differ, err := showOutput(ctx, opts.ignore.diffStreams(streams), printer, opts.output, comparisons, failuresOf(failures))
+	if err == nil {
+		err = noise.finish(streams.Out)
+	}
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	if err := savePlan(getter, opts.savePlan, p); err != nil {
 		return withCode(exitError, err)
 	}
-	return diffExit(failed, total, differ)
+	return diffExit(len(failures), total, differ)
 }
 
 // comparedEvent is one object made ready to print: what goes to stderr
-// (warnings, errors) and the comparison, if any.
+// (warnings, errors) and the comparison, or the failed event.
 type comparedEvent struct {
 	stderr     string
 	comparison *diff.Comparison
-	failed     bool
+	failure    *apply.Event
 }
 
 // compareEvent turns the event of an object that could not be planned,
@@ -176,7 +195,7 @@ func compareEvent(ev apply.Event) comparedEvent {
 	printWarnings(&stderr, ev)
 	if ev.Outcome == apply.Failed {
 		fmt.Fprintf(&stderr, "error: %v\n", ev.Err)
-		return comparedEvent{stderr: stderr.String(), failed: true}
+		return comparedEvent{stderr: stderr.String(), failure: &ev}
 	}
 	return comparedEvent{stderr: stderr.String()}
 }
@@ -199,13 +218,16 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	if dryRun != "server" && dryRun != "client" {
 		return apply.Options{}, diff.Printer{}, fmt.Errorf(`--dry-run must be "server" or "client", not %q`, dryRun)
 	}
+	if err := opts.output.check(opts.summary); err != nil {
+		return apply.Options{}, diff.Printer{}, err
+	}
 	color, err := diff.UseColor(opts.color, out, os.Getenv("NO_COLOR"))
 	if err != nil {
 		return apply.Options{}, diff.Printer{}, err
 	}
 	runOpts, _, err := opts.asApply(dryRun).toRun(getter)
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{
-		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color,
+		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color && !opts.output.reports(),
 		AllSides: externalDiff() != "" && !opts.summary}}
 	return runOpts, printer, err
 }

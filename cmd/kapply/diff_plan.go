@@ -11,6 +11,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
+	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -29,6 +30,8 @@ type planView struct {
 	byPlace map[int]comparedEvent
 	// pruned are the prune items, in the plan's order.
 	pruned []comparedEvent
+	// noise applies the ignore rules and --explain's classes (nil: none).
+	noise *diffNoise
 }
 
 func newPlanView(printer diff.Printer, render bool, objects []*unstructured.Unstructured) *planView {
@@ -50,43 +53,55 @@ func (v *planView) add(i int, it plan.Item, live *unstructured.Unstructured) {
 
 func (v *planView) compare(i int, it plan.Item, live *unstructured.Unstructured) comparedEvent {
 	obj, err := diff.FromItem(it, content(live))
-	file := live
-	if i >= 0 {
-		file = v.objects[i]
+	ev := v.eventOf(i, it, live, obj)
+	masked := maskEventSecrets([]apply.Event{ev})[0]
+	var stderr strings.Builder
+	printWarnings(&stderr, masked)
+	if err == nil {
+		obj.Ref = apply.ObjectRef(ev.Object)
+		if !v.printer.Options.Explain {
+			obj.Owners = nil
+		}
+		v.noise.adjust(ev, &obj)
+		var c diff.Comparison
+		c, err = diff.Compare(obj, v.printer.Options)
+		if err == nil && v.render {
+			c, err = v.printer.Rendered(c)
+		}
+		if err == nil {
+			return comparedEvent{stderr: stderr.String(), comparison: &c}
+		}
 	}
-	// The item's warnings are the event's: masked with every side's values.
-	ev := apply.Event{Object: file, Live: live, Outcome: apply.Configured, Warnings: it.Warnings, Err: err}
+	ev.Outcome, ev.Err = apply.Failed, err
+	masked = maskEventSecrets([]apply.Event{ev})[0]
+	return comparedEvent{stderr: stderr.String() + fmt.Sprintf("error: %v\n", masked.Err), failure: &ev}
+}
+
+// eventOf is the item as Apply's dry run would have reported it: the
+// file's object (the live one of a prune), live, the result shown and,
+// for a patch, the merge; the ignore rules and Secret masks read it.
+func (v *planView) eventOf(i int, it plan.Item, live *unstructured.Unstructured, obj diff.Object) apply.Event {
+	ev := apply.Event{Object: live, Source: it.Source, Live: live, Outcome: apply.Configured, Warnings: it.Warnings}
+	switch {
+	case i >= 0:
+		ev.Object = v.objects[i]
+	case it.Action == plan.Prune || it.Action == plan.Delete:
+		ev.Outcome = apply.Pruned
+	}
 	if obj.After != nil {
 		ev.Result = &unstructured.Unstructured{Object: obj.After}
 	}
-	if err != nil {
-		ev.Outcome = apply.Failed
+	if it.Action == plan.Update || it.Action == plan.Unchanged {
+		ev.Plan = &merge.Plan{Merged: it.Merged, Changes: obj.Changes}
 	}
-	ev = maskEventSecrets([]apply.Event{ev})[0]
-	var stderr strings.Builder
-	printWarnings(&stderr, ev)
-	if err != nil {
-		return comparedEvent{stderr: stderr.String() + fmt.Sprintf("error: %v\n", ev.Err), failed: true}
-	}
-	obj.Ref = apply.ObjectRef(file)
-	if !v.printer.Options.Explain {
-		obj.Owners = nil
-	}
-	c, err := diff.Compare(obj, v.printer.Options)
-	if err == nil && v.render {
-		c, err = v.printer.Rendered(c)
-	}
-	if err != nil {
-		return comparedEvent{stderr: stderr.String() + fmt.Sprintf("error: %v\n", err), failed: true}
-	}
-	return comparedEvent{stderr: stderr.String(), comparison: &c}
+	return ev
 }
 
 // collect writes to w, in input order, the warnings and errors of every
 // object — then of the files that could not be loaded, of pruning and of
 // what pruning left alone — and returns the comparisons (the objects', then
-// the prune items'), how many failed, and how many there were in all.
-func (v *planView) collect(w io.Writer, p *plan.Plan, planErr *apply.PlanError) (comparisons []diff.Comparison, failed, total int) {
+// the prune items'), the failed events, and how many there were in all.
+func (v *planView) collect(w io.Writer, p *plan.Plan, planErr *apply.PlanError) (comparisons []diff.Comparison, failed []apply.Event, total int) {
 	failures := map[int]apply.Event{}
 	var others []apply.Event
 	if planErr != nil {
@@ -116,8 +131,8 @@ func (v *planView) collect(w io.Writer, p *plan.Plan, planErr *apply.PlanError) 
 	}
 	for _, c := range all {
 		io.WriteString(w, c.stderr)
-		if c.failed {
-			failed++
+		if c.failure != nil {
+			failed = append(failed, *c.failure)
 		}
 		if c.comparison != nil {
 			comparisons = append(comparisons, *c.comparison)

@@ -21,6 +21,7 @@ type statusOptions struct {
 	files        fileFlags
 	output       string
 	fieldManager string
+	ignore       ignoreOptions
 }
 
 func newStatusCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -53,6 +54,7 @@ object is not (changed or foreign-owned fields, not on the server, no record),
 	opts.files.add(cmd, "file, directory or URL with the objects to inspect")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "", `"json" for scripts; default: text`)
 	cmd.Flags().StringVar(&opts.fieldManager, "field-manager", apply.ClientSideFieldManager, "the field manager apply writes as; its fields (and those of kubectl's and kapply's apply) are not foreign")
+	opts.ignore.addFlags(cmd.Flags())
 	return cmd
 }
 
@@ -60,11 +62,15 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	if opts.output != "" && opts.output != "json" {
 		return withCode(exitError, fmt.Errorf(`--output must be "json" or empty, not %q`, opts.output))
 	}
+	filter, err := opts.ignore.driftFilter()
+	if err != nil {
+		return err
+	}
 	run, err := opts.files.connect(ctx, getter, streams.In, statusReadFailed)
 	if err != nil {
 		return err
 	}
-	statuses, err := run.applier.Status(ctx, run.input(), apply.StatusOptions{FieldManager: opts.fieldManager})
+	statuses, err := run.applier.Status(ctx, run.input(), apply.StatusOptions{FieldManager: opts.fieldManager, FilterDrift: filter})
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -18,7 +18,7 @@ var layers = [][]string{
 	{"pkg/lastapplied", "pkg/schema"},
 	{"pkg/merge", "pkg/ownership", "pkg/export", "pkg/cluster"},
 	{"pkg/plan"},
-	{"pkg/load", "pkg/diff", "pkg/wait"},
+	{"pkg/load", "pkg/diff", "pkg/wait", "pkg/ignore"},
 	{"pkg/apply"},
 }
 

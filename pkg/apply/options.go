@@ -133,6 +133,11 @@ type Options struct {
 	// (limit, then continue); 0 means cluster.DefaultChunkSize, kubectl's
 	// 500, and a negative size lists in one answer.
 	ChunkSize int64
+	// FileFromLive, when set, rewrites each object that exists before it
+	// is planned, given its live object (apply --respect-ignore copies the
+	// live values of ignored fields into the file); from concurrent
+	// goroutines.
+	FileFromLive func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
 }
 
 // settings are what a run reads, whichever operation started it: the
@@ -150,6 +155,7 @@ type settings struct {
 	Lean            bool
 	NoManagedFields bool
 	ChunkSize       int64
+	FileFromLive    func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
 	// Parallel is the Applier's (Clients.Parallel).
 	Parallel int
 }
@@ -157,7 +163,8 @@ type settings struct {
 // settings are the run's settings for Apply.
 func (o Options) settings() settings {
 	s := settings{WriteOptions: o.Write, DryRun: o.DryRun, Timeout: o.Timeout, Prune: o.Prune, Force: o.Force,
-		Progress: o.Progress, OnEvent: o.OnEvent, Lean: o.Lean, NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize}
+		Progress: o.Progress, OnEvent: o.OnEvent, Lean: o.Lean, NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize,
+		FileFromLive: o.FileFromLive}
 	if o.Prune != nil {
 		s.Cascade = o.Prune.Cascade
 	}

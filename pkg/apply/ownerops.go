@@ -9,6 +9,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -58,6 +59,9 @@ type StatusOptions struct {
 	// FieldManager is the manager apply writes as: its fields are not
 	// foreign; empty means ClientSideFieldManager.
 	FieldManager string
+	// FilterDrift, when set, is given each object's drift with its live
+	// and file objects, to drop fields from it (ignore rules).
+	FilterDrift func(live, file *unstructured.Unstructured, d *ownership.Drift)
 }
 
 // SetLastApplied records each object as its live object's last-applied

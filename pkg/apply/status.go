@@ -76,7 +76,7 @@ func (a *Applier) Status(ctx context.Context, in Input, opts StatusOptions) ([]O
 	out := make([]ObjectStatus, 0, len(objects))
 	for _, o := range objects {
 		objCtx, sink := withWarningSink(ctx)
-		s, err := r.status(objCtx, o, appliers)
+		s, err := r.status(objCtx, o, appliers, opts.FilterDrift)
 		if err != nil {
 			return nil, errorOf(o, err)
 		}
@@ -86,7 +86,7 @@ func (a *Applier) Status(ctx context.Context, in Input, opts StatusOptions) ([]O
 	return out, nil
 }
 
-func (r *runner) status(ctx context.Context, o *object, appliers []string) (ObjectStatus, error) {
+func (r *runner) status(ctx context.Context, o *object, appliers []string, filterDrift func(live, file *unstructured.Unstructured, d *ownership.Drift)) (ObjectStatus, error) {
 	if err := r.prepare(ctx, o); err != nil {
 		return ObjectStatus{}, err
 	}
@@ -109,6 +109,9 @@ func (r *runner) status(ctx context.Context, o *object, appliers []string) (Obje
 		return s, fmt.Errorf("reading the schema: %w", err)
 	}
 	s.Drift, err = ownership.FindDrift(live, o.Obj, kind, owners, appliers)
+	if err == nil && filterDrift != nil {
+		filterDrift(live, o.Obj, s.Drift)
+	}
 	if errors.Is(err, lastapplied.ErrNoRecord) {
 		s.State = StateNoRecord
 		return s, nil

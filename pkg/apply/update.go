@@ -50,6 +50,9 @@ func (r *runner) update(ctx context.Context, client dynamic.ResourceInterface, o
 		if live, err = r.get(ctx, client, o); err != nil {
 			return o.event(Event{Outcome: Failed, Err: fmt.Errorf("reading live object again after a conflict: %w", err)})
 		}
+		if err := r.fileFromLive(o, live, true); err != nil {
+			return o.event(Event{Outcome: Failed, Err: err})
+		}
 	}
 }
 

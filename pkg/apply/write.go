@@ -35,6 +35,9 @@ func (r *runner) createOrUpdate(ctx context.Context, o *object, lives *liveIndex
 		}
 		exists = err == nil
 	}
+	if err := r.fileFromLive(o, live, exists); err != nil {
+		return o.event(Event{Outcome: Failed, Err: err})
+	}
 	switch {
 	case r.planning != nil && !exists:
 		return r.planOne(ctx, client, o, nil)

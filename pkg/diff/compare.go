@@ -16,6 +16,8 @@ type Comparison struct {
 	Live, After string
 	// Fields counts the leaf fields that differ.
 	Fields int
+	// Identity names the object in the CI reports (markdown, HTML).
+	Identity Identity
 	// secret is set for a Secret, whose values explain masks.
 	secret bool
 	// rendered is the text Print writes, when Printer.Rendered made it.
@@ -39,7 +41,7 @@ func Compare(obj Object, opts Options) (Comparison, error) {
 	if !opts.ShowSecrets && secret {
 		live, after = maskSecret(live, after)
 	}
-	c := Comparison{Object: obj, Fields: countDiff(live, after), secret: secret}
+	c := Comparison{Object: obj, Fields: countDiff(live, after), secret: secret, Identity: identityOf(obj.After, obj.Live)}
 	c.Outcome = outcome(live, after, obj.After == nil)
 	c.Object.Live, c.Object.After = nil, nil
 	// An unchanged object prints nothing: its sides are rendered only for

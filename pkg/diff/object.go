@@ -23,6 +23,9 @@ type Object struct {
 	Changes []merge.Change
 	// Owners says who owns a field of Live now; nil when unknown.
 	Owners Owners
+	// Notes are comment lines --explain adds after the reasons (the
+	// cause of each changed field, from pkg/ignore).
+	Notes string
 }
 
 // Owners answers, for a field path, which managers own it now.

@@ -34,7 +34,7 @@ type Files struct {
 // the reads still going are abandoned and fail with ctx's cause (then
 // the caller should not go on with what was read).
 func LoadContext(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, selector string) ([]*Object, []error) {
-	return objectsOfInfos(readInfos(ctx, getter, files, selector))
+	return loadWithLines(ctx, getter, files, selector)
 }
 
 // Load is LoadContext that no one cancels, for programs and tests that read

@@ -40,15 +40,25 @@ var localReadOn = !offswitch.Off("KAPPLY_LOCALREAD")
 // those it gives for the input among others. Errors are therefore the
 // builder's, but for an input too large or not read before ctx was done.
 func readLocal(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, inputs []input, selector string) ([]*resource.Info, []error, map[string][]lossyDocument) {
+	read, ok := readLocalFiles(ctx, getter, files, inputs, selector)
+	if !ok {
+		infos, errs := build(getter, files, selector) // the builder's error, once
+		return infos, errs, nil
+	}
+	return collect(read)
+}
+
+// readLocalFiles is readLocal's read, file by file; false when the
+// selector does not parse (the builder then says why).
+func readLocalFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, inputs []input, selector string) ([]*localFile, bool) {
 	var sel labels.Selector
 	if s := strings.TrimSpace(selector); s != "" {
 		var err error
 		if sel, err = labels.Parse(s); err != nil {
-			infos, errs := build(getter, files, selector) // the builder's error, once
-			return infos, errs, nil
+			return nil, false
 		}
 	}
-	return collect(readFiles(ctx, getter, inputs, files, sel, selector))
+	return readFiles(ctx, getter, inputs, files, sel, selector), true
 }
 
 // collect puts the files' infos, errors and refused documents together, in
@@ -86,12 +96,15 @@ type localFile struct {
 	checked bool
 	infos   []*resource.Info
 	errs    []error
+	// infoLines are the lines of the infos' documents, when known.
+	infoLines []int
 }
 
 // localDocument is one document of a file, or one value of a JSON stream.
 type localDocument struct {
 	data []byte
 	obj  runtimeobj.Object // nil: skipped (empty, null)
+	line int               // of its first content; 0: unknown
 	why  string            // a fallback reason
 	// lossy is why refuseLossyDocuments refuses the document (a JSON
 	// document's key set twice), counted when counted is set.
@@ -147,6 +160,7 @@ func readFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, i
 			f.errs = []error{f.readErr}
 		case f.fallback != "":
 			f.infos, f.errs = buildRead(getter, f, selector)
+			f.infoLines = linesByDeclaration(f.docs, f.infos)
 		}
 		// list found the refused documents of the YAML it read; those of
 		// other files are looked for in the bytes read, when the file gave

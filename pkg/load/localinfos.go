@@ -40,6 +40,7 @@ func (f *localFile) list(sel labels.Selector) string {
 				u.SetNamespace("") // resource.FilterNamespace, without a mapping
 			}
 			f.infos = append(f.infos, info)
+			f.infoLines = append(f.infoLines, d.line)
 		}
 	}
 	return ""

@@ -44,6 +44,7 @@ func splitInput(ctx context.Context, in input, files Files) *localFile {
 	for {
 		doc, err := reader.Read()
 		if errors.Is(err, io.EOF) {
+			numberDocuments(f)
 			return f
 		}
 		if err != nil {
@@ -51,6 +52,18 @@ func splitInput(ctx context.Context, in input, files Files) *localFile {
 			return f
 		}
 		f.docs = append(f.docs, localDocument{data: doc})
+	}
+}
+
+// numberDocuments sets the line of each YAML document of f, when the
+// documents are those yamlDocumentLines counts.
+func numberDocuments(f *localFile) {
+	lines := yamlDocumentLines(f.data)
+	if len(lines) != len(f.docs) {
+		return
+	}
+	for i := range f.docs {
+		f.docs[i].line = lines[i]
 	}
 }
 
@@ -69,6 +82,8 @@ func splitJSON(f *localFile) string {
 		if err != nil {
 			return fallbackJSON
 		}
-		f.docs = append(f.docs, localDocument{data: ext.Raw})
+		// The value's first byte: the decoder stops right after it.
+		line := lineOfOffset(f.data, int(dec.InputOffset())-len(ext.Raw))
+		f.docs = append(f.docs, localDocument{data: ext.Raw, line: line})
 	}
 }

@@ -18,6 +18,10 @@ type Object struct {
 	// Index is the object's place among those read from Source, from 1
 	// (empty documents are not counted; a List counts its items).
 	Index int
+	// Line is the line, from 1, of the first content of the object's
+	// document in Source (a List's items share it); 0 when unknown (read
+	// through kustomize, or by the resource builder).
+	Line int
 	// Obj is the object as the file declares it (namespace defaulted), or as
 	// the server returned it when read with ReadLive.
 	Obj *unstructured.Unstructured
@@ -29,10 +33,9 @@ type Object struct {
 	Info *resource.Info
 }
 
-// Where is where the object came from, as pkg/apply takes it (the line of
-// its document is not known: 0).
+// Where is where the object came from, as pkg/apply takes it.
 func (o *Object) Where() plan.Source {
-	return plan.Source{File: o.Source, Index: o.Index}
+	return plan.Source{File: o.Source, Index: o.Index, Line: o.Line}
 }
 
 // Split is objects as pkg/apply takes them: the objects, and where each

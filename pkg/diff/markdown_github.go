@@ -1,0 +1,41 @@
+package diff
+
+import (
+	"fmt"
+	"strings"
+)
+
+// GitHubErrors are GitHub Actions workflow commands, one per failure:
+// `::error file=F,line=L::MESSAGE`, which the pull request shows on the
+// line of the object's document. Properties and message are escaped as
+// the runner reads them (actions/toolkit's command.ts), so that a message
+// cannot end the command early or start another one.
+func GitHubErrors(failures []Failure) string {
+	var b strings.Builder
+	for _, f := range failures {
+		var props []string
+		if f.File != "" {
+			props = append(props, "file="+escapeProperty(f.File))
+			if f.Line > 0 {
+				props = append(props, fmt.Sprintf("line=%d", f.Line))
+			}
+		}
+		message := f.Message
+		if f.Kind != "" || f.Name != "" {
+			message = f.Identity.String() + ": " + message
+		}
+		fmt.Fprintf(&b, "::error %s::%s\n", strings.Join(props, ","), escapeData(message))
+	}
+	return strings.ReplaceAll(b.String(), "::error ::", "::error::")
+}
+
+// escapeData escapes a workflow command's message: %, \r and \n.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value: as a
+// message, and : and , which end a property.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

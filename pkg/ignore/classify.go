@@ -1,0 +1,151 @@
+package ignore
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/plan"
+)
+
+// Class is what causes a changed field.
+type Class string
+
+const (
+	// ByFile: the local merge sets the field (the file sets it, or a
+	// null in the file deletes it).
+	ByFile Class = "set by file"
+	// RemovedFromFile: the last apply set it and the file no longer does.
+	RemovedFromFile Class = "removed from file"
+	// Defaulted: the file is silent and, after the server's dry run, the
+	// request's own manager owns the field: the server defaulted it
+	// (managedFields are computed after defaulting).
+	Defaulted Class = "server: defaulted"
+	// Admission: the file is silent and no manager owns the field after
+	// the dry run: mutating admission (a webhook or policy) set it, for
+	// the server records managedFields before mutating admission.
+	Admission Class = "server: admission"
+	// Server: the server changed it and managedFields cannot tell how.
+	Server Class = "server"
+	// OtherWriter: another manager owns the field live (an autoscaler's
+	// replicas, kubectl edit); Field.Manager names it.
+	OtherWriter Class = "other writer"
+)
+
+// Field is one changed field and its class.
+type Field struct {
+	Path    fieldpath.Path
+	Class   Class
+	Manager string
+}
+
+// String is the class as diff --explain prints it.
+func (f Field) String() string {
+	if f.Class == OtherWriter {
+		return string(f.Class) + ": " + f.Manager
+	}
+	return string(f.Class)
+}
+
+// FromServer reports a class the file does not cause, which
+// --suggest-ignore writes rules for.
+func (c Class) FromServer() bool { return c != ByFile && c != RemovedFromFile }
+
+// Sides are what Classify compares for one object.
+type Sides struct {
+	// Live is the object now; nil for a create.
+	Live map[string]any
+	// Merged is the local merge's result, what the file causes (for a
+	// create, the object sent).
+	Merged map[string]any
+	// Result is the server's dry run of the write; nil without one.
+	Result map[string]any
+	// Changes are the local merge's, live to Merged.
+	Changes []plan.Change
+	// LiveOwners and ResultOwners read managedFields of Live and of
+	// Result; nil when the object has none (then the server's changes
+	// are Server).
+	LiveOwners, ResultOwners plan.Owners
+	// Appliers are the managers the request writes as (its field
+	// manager, and kubectl's apply managers that share it).
+	Appliers []string
+}
+
+// Classify classes every changed field: first the local merge's changes,
+// by their reason or the other manager that owns them live; then what the
+// server's result adds to the merge, by who owns it after the dry run.
+func Classify(s Sides) []Field {
+	var out []Field
+	seen := map[string]bool{}
+	for _, c := range s.Changes {
+		if c.Reason == plan.KeptUnmanaged || isNoise(c.Path) {
+			continue
+		}
+		f := Field{Path: c.Path, Class: ByFile}
+		if c.Reason == plan.RemovedFromFile {
+			f.Class = RemovedFromFile
+		}
+		if other := s.others(s.LiveOwners, c.Path); len(other) > 0 {
+			f.Class, f.Manager = OtherWriter, other[0]
+		}
+		seen[c.Path.String()] = true
+		out = append(out, f)
+	}
+	if s.Result == nil || s.Merged == nil {
+		return out
+	}
+	for _, p := range changedLeaves(s.Merged, s.Result) {
+		if !seen[p.String()] && !fromStringData(s.Merged, p) {
+			out = append(out, Field{Path: p, Class: s.serverClass(p)})
+		}
+	}
+	return out
+}
+
+// fromStringData reports a field of a Secret's stringData, or its data.K
+// that the file sets as stringData.K: the server moves the one to the
+// other, and the file causes both.
+func fromStringData(merged map[string]any, p fieldpath.Path) bool {
+	stringData, _ := merged["stringData"].(map[string]any)
+	if len(p) != 2 || stringData == nil {
+		return false
+	}
+	_, ok := stringData[p[1].Field]
+	return p[0].Field == "stringData" || p[0].Field == "data" && ok
+}
+
+// serverClass is the class of a field the server changed.
+func (s Sides) serverClass(p fieldpath.Path) Class {
+	if s.ResultOwners == nil {
+		return Server
+	}
+	owners := s.ResultOwners.Of(p)
+	switch {
+	case len(owners) == 0:
+		return Admission
+	case slices.ContainsFunc(owners, s.isApplier):
+		return Defaulted
+	}
+	return Server
+}
+
+// others are the owners of p other than the request's managers, without
+// their subresource ("hpa (scale)" is hpa): a rule names the manager.
+func (s Sides) others(owners plan.Owners, p fieldpath.Path) []string {
+	if owners == nil {
+		return nil
+	}
+	var out []string
+	for _, o := range owners.Of(p) {
+		if !s.isApplier(o) {
+			name, _, _ := strings.Cut(o, " (")
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func (s Sides) isApplier(owner string) bool {
+	name, _, _ := strings.Cut(owner, " (")
+	return slices.Contains(s.Appliers, name)
+}

@@ -1,0 +1,129 @@
+package ignore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// The rules file's apiVersion and kind.
+const (
+	APIVersion = "kapply.dev/v1alpha1"
+	Kind       = "IgnoreRules"
+)
+
+// ruleKeys are the keys a rule may have; another is a mistake to report
+// (a misspelt key would otherwise ignore nothing, silently).
+var ruleKeys = []string{"group", "kind", "namespace", "name", "jsonPointers", "jqPathExpressions", "managedFieldsManagers"}
+
+// LineError is a malformed rules file: the file and line of the mistake.
+type LineError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// ReadFile reads a rules file (see docs/ignore.md).
+func ReadFile(name string) ([]*Rule, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading ignore rules: %w", err)
+	}
+	return Parse(name, data)
+}
+
+// Parse reads the rules of a rules file named name; every rule is checked
+// (pointers parse, jq compiles) and an error names name and the line.
+func Parse(name string, data []byte) ([]*Rule, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, yamlError(name, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, &LineError{File: name, Line: 1, Err: fmt.Errorf("empty: expected apiVersion: %s, kind: %s, rules: [...]", APIVersion, Kind)}
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, &LineError{File: name, Line: top.Line, Err: fmt.Errorf("expected a mapping with apiVersion, kind and rules")}
+	}
+	var rulesNode *yaml.Node
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		key, value := top.Content[i], top.Content[i+1]
+		switch key.Value {
+		case "apiVersion":
+			if value.Value != APIVersion {
+				return nil, &LineError{File: name, Line: value.Line, Err: fmt.Errorf("apiVersion %q: expected %s", value.Value, APIVersion)}
+			}
+		case "kind":
+			if value.Value != Kind {
+				return nil, &LineError{File: name, Line: value.Line, Err: fmt.Errorf("kind %q: expected %s", value.Value, Kind)}
+			}
+		case "rules":
+			rulesNode = value
+		default:
+			return nil, &LineError{File: name, Line: key.Line, Err: fmt.Errorf("unknown key %q (expected apiVersion, kind, rules)", key.Value)}
+		}
+	}
+	if rulesNode == nil {
+		return nil, &LineError{File: name, Line: top.Line, Err: fmt.Errorf("no rules: list")}
+	}
+	if rulesNode.Kind != yaml.SequenceNode {
+		return nil, &LineError{File: name, Line: rulesNode.Line, Err: fmt.Errorf("rules must be a list")}
+	}
+	out := make([]*Rule, 0, len(rulesNode.Content))
+	for _, n := range rulesNode.Content {
+		r, err := decodeRule(name, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// decodeRule decodes and checks one rule node.
+func decodeRule(name string, n *yaml.Node) (*Rule, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, &LineError{File: name, Line: n.Line, Err: fmt.Errorf("a rule must be a mapping")}
+	}
+	for i := 0; i < len(n.Content); i += 2 {
+		if key := n.Content[i]; !slices.Contains(ruleKeys, key.Value) {
+			return nil, &LineError{File: name, Line: key.Line, Err: fmt.Errorf("unknown key %q in a rule (expected one of %v)", key.Value, ruleKeys)}
+		}
+	}
+	r := &Rule{}
+	if err := n.Decode(r); err != nil {
+		return nil, yamlError(name, err)
+	}
+	r.Origin = fmt.Sprintf("%s:%d", name, n.Line)
+	if err := r.compile(); err != nil {
+		return nil, &LineError{File: name, Line: n.Line, Err: err}
+	}
+	return r, nil
+}
+
+// yamlLine is the line yaml.v3 puts in its messages ("yaml: line 3: ...",
+// "line 3: cannot unmarshal ...").
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// yamlError is a YAML error as a LineError of the file.
+func yamlError(name string, err error) error {
+	text := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		text = te.Errors[0]
+	}
+	if m := yamlLine.FindStringSubmatch(text); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &LineError{File: name, Line: line, Err: errors.New(m[2])}
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
