@@ -43,6 +43,7 @@ type applyOptions struct {
 	noOverwrite  bool
 	secretRecord string
 	wait         bool
+	review       reviewOptions
 	ignore       ignoreOptions
 }
 
@@ -105,9 +106,19 @@ reason, and the exit code is 1.`,
   kapply apply -f manifests/ -R -n shop --prune --applyset=web
 
   # Merge the rules of a custom resource by name, where its CRD has no list markers
-  kapply apply -f widgets/ --merge-key 'Widget.example.com:spec.rules=name'`,
+  kapply apply -f widgets/ --merge-key 'Widget.example.com:spec.rules=name'
+
+  # Execute exactly a plan saved by kapply plan (the files give Secret values)
+  kapply apply --plan plan.json -f manifests/ -R
+
+  # Show the plan as a table and ask before writing; --yes where no terminal is at hand
+  kapply apply -f manifests/ -R --confirm
+  kapply apply -f manifests/ -R -i --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.review.on() {
+				return runReviewed(cmd, getter, streams, opts)
+			}
 			return runApply(cmd, getter, streams, opts)
 		},
 	}
@@ -135,6 +146,7 @@ reason, and the exit code is 1.`,
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune, as group/version/kind (core/v1/ConfigMap); Namespaces and PersistentVolumes are pruned only when listed here")
 	flags.BoolVar(&opts.prune.allowEmpty, "prune-allow-empty", false, "let a run with no objects prune every member of the set")
 	flags.StringVar(&opts.prune.cascade, "cascade", "background", `how pruned objects' dependents go: "background", "foreground" or "orphan"`)
+	opts.review.add(flags)
 	opts.ignore.addApplyFlags(flags)
 	flags.BoolVar(&opts.prune.all, "all", false, "with --prune and no -l: prune every object of the allowlisted kinds that has a last-applied record and that the files no longer declare, in the namespaces the run applied to (kubectl's --all)")
 	return cmd

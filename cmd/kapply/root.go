@@ -216,6 +216,7 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 		newStatusCommand(configFlags, streams),
 		newDeleteCommand(configFlags, streams),
 		newDiffCommand(configFlags, streams),
+		newPlanCommand(configFlags, streams),
 	)
 	cmd.SetFlagErrorFunc(flagError)
 	registerCompletions(cmd, configFlags)

@@ -34,8 +34,12 @@ type ExecuteOptions struct {
 	// put back (plan.Item.WithSecretValues) and must match the digests.
 	// Only Secrets are read from it; Namespace and SecretRecord settle
 	// them as the plan's run did.
-	Objects      Input
-	Namespace    string
+	Objects   Input
+	Namespace string
+	// ApplySet, the parent reference the plan was made with
+	// (PlanOptions.ApplySet), has the parent record the plan's members;
+	// every member item must carry the set's label.
+	ApplySet     string
 	SecretRecord lastapplied.SecretRecord
 	// OnEvent, when set, is given each item's event as soon as it is
 	// final, with the item's place in the plan, from concurrent goroutines.
@@ -52,7 +56,8 @@ type ExecuteOptions struct {
 // with a *plan.ChangedError naming what changed; it is never planned again.
 // The other items still run. It returns one event per item, in plan order;
 // the error is for what stops the whole run (another cluster, an
-// unreachable server).
+// unreachable server, an ApplySet parent that could not be written: then
+// the events of the items already run are returned too).
 func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions) ([]Event, error) {
 	if p == nil {
 		return nil, errors.New("no plan to execute")
@@ -74,8 +79,18 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	if err != nil {
 		return nil, err
 	}
+	set, err := r.executeSet(ctx, opts.ApplySet, p)
+	if err != nil {
+		return nil, err
+	}
 	x := &execution{ctx: ctx, r: r, items: p.Items, secrets: secrets, events: make([]Event, len(p.Items)), onEvent: opts.OnEvent}
 	for n, group := range itemGroups(p.Items) {
+		// The parent goes after the Namespaces: it may live in one of them.
+		if n == 1 {
+			if err := r.recordSuperset(ctx, set); err != nil {
+				return x.events, err
+			}
+		}
 		// A CRD's event is final once it is established.
 		crds := n == 1
 		forEachLimit(each(group), r.opts.Parallel, func(i int) { x.run(i, !crds) })
@@ -86,7 +101,8 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 			}
 		}
 	}
-	return x.events, nil
+	x.finishSet(ctx, set)
+	return x.events, x.setErr
 }
 
 // run executes item i, reporting its event when report is set.
@@ -111,6 +127,8 @@ type execution struct {
 	events  []Event
 	onEvent func(int, Event)
 	ctx     context.Context
+	// setErr is the failure to record the ApplySet after the run.
+	setErr error
 }
 
 // itemGroups splits the items' places into Namespaces, CRDs, the other

@@ -37,14 +37,19 @@ func (it Item) WithSecretValues(file *unstructured.Unstructured) (Item, error) {
 	if err != nil {
 		return Item{}, fmt.Errorf("%s: %w", it.ID, err)
 	}
+	missing := r.missing
 	merged, err := walkObject(r, it.Merged)
 	if err != nil {
 		return Item{}, fmt.Errorf("%s: %w", it.ID, err)
 	}
 	// Merged is sent only by a create; for a patch it may keep digests of
-	// live-only keys, which the files cannot restore and nothing sends.
-	if len(r.missing) > 0 && (len(it.Patch.Data) > 0 || it.Action == Create) {
-		return Item{}, fmt.Errorf("%s: %w: the plan writes %s, which the files do not give", it.ID, ErrSecretMismatch, strings.Join(r.missing, ", "))
+	// live-only keys (data when the file gives stringData), which the
+	// files cannot restore and nothing sends.
+	if it.Action == Create {
+		missing = r.missing
+	}
+	if len(missing) > 0 {
+		return Item{}, fmt.Errorf("%s: %w: the plan writes %s, which the files do not give", it.ID, ErrSecretMismatch, strings.Join(missing, ", "))
 	}
 	it.Patch, it.Merged = patch, merged
 	return it, nil

@@ -106,7 +106,7 @@ func (it Item) changedFields(live *unstructured.Unstructured) []fieldpath.Path {
 			out = append(out, c.Path)
 		}
 	}
-	return out
+	return append(out, it.changedStringDataTargets(live)...)
 }
 
 // stillAsPlanned reports whether live holds the change's Old value at its

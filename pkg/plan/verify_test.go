@@ -171,3 +171,20 @@ func TestVerifyFindsKeyedElementsAfterARoundTrip(t *testing.T) {
 		t.Errorf("another writer named the element: %v", err)
 	}
 }
+
+// TestItemLabels: the labels an item's write sets, from its merged object
+// or a server-side apply body; none for a removal.
+func TestItemLabels(t *testing.T) {
+	merged := Item{Action: Update, Merged: map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "web"}}}}
+	body := Item{Action: Apply, Patch: Patch{Type: ApplyPatch, Data: []byte(`{"metadata":{"labels":{"app":"api"}}}`)}}
+	removal := Item{Action: Prune, Merged: merged.Merged}
+	if got := merged.Labels()["app"]; got != "web" {
+		t.Errorf("merged: %q", got)
+	}
+	if got := body.Labels()["app"]; got != "api" {
+		t.Errorf("apply body: %q", got)
+	}
+	if got := removal.Labels(); got != nil {
+		t.Errorf("removal: %v", got)
+	}
+}

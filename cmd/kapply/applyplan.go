@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/diff"
+	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
+	"github.com/kapply/kapply/pkg/secretmask"
+)
+
+// reviewOptions are apply's flags for a reviewed run: a saved plan
+// (--plan) or a plan shown and confirmed (--confirm, --yes).
+type reviewOptions struct {
+	planFile string
+	confirm  bool
+	yes      bool
+}
+
+func (r *reviewOptions) add(flags *pflag.FlagSet) {
+	flags.StringVar(&r.planFile, "plan", "", "execute exactly the plan saved by kapply plan (e.g. --plan plan.json -f manifests/ -R; the -f files give Secret values; a plan made with --applyset needs the same --applyset): an object changed since in a field the plan writes or reads is refused, with what changed")
+	flags.BoolVarP(&r.confirm, "confirm", "i", false, "show the plan as a table and ask Continue? [y/N] on the terminal before writing (e.g. -i); what runs is the plan shown")
+	flags.BoolVar(&r.yes, "yes", false, "with --confirm, do not ask: show the plan and apply it (e.g. -i --yes, where no terminal is at hand)")
+}
+
+func (r reviewOptions) on() bool { return r.planFile != "" || r.confirm || r.yes }
+
+// check refuses apply's flags a reviewed run cannot honour: it executes
+// a plan, which neither dry runs nor replaces objects; with --plan, how
+// objects are written was decided by kapply plan.
+func (r reviewOptions) check(opts applyOptions) error {
+	refused := map[string]bool{
+		"--dry-run": opts.dryRun != "" && opts.dryRun != "none", "--force": opts.replace,
+		"--grace-period": opts.gracePeriod != -1, "--subresource": opts.subresource != "",
+		"--overwrite=false": opts.noOverwrite, "--prune-allow-empty": opts.prune.allowEmpty, "--all": opts.prune.all,
+		"--respect-ignore": opts.ignore.respect,
+	}
+	if r.planFile != "" {
+		// --prune, --applyset, -l and merge keys may be repeated from
+		// kapply plan: the plan holds its prunes, --applyset names their
+		// parent, -l selects the files' Secrets.
+		refused["--server-side"], refused["--prune-allowlist"] = opts.serverSide, len(opts.prune.allowlist) > 0
+	}
+	for _, name := range slices.Sorted(maps.Keys(refused)) {
+		switch {
+		case !refused[name]:
+		case r.planFile != "":
+			return fmt.Errorf("%s cannot be used with --plan: the plan decides what runs (give it to kapply plan)", name)
+		default:
+			return fmt.Errorf("%s cannot be used with --confirm", name)
+		}
+	}
+	if r.yes && !r.confirm {
+		return errors.New("--yes needs --confirm")
+	}
+	return nil
+}
+
+// applySetPartOfLabel marks an ApplySet's members (KEP-3659).
+const applySetPartOfLabel = "applyset.kubernetes.io/part-of"
+
+// runReviewed is apply with --plan or --confirm: the plan is read (or
+// made), shown and confirmed when asked, then executed as it is — never
+// planned again in between.
+func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) error {
+	keepRunningOnClosedOutput()
+	ctx := cmd.Context()
+	if err := opts.review.check(opts); err != nil {
+		return runFailed(err)
+	}
+	checked := opts
+	if opts.review.planFile != "" {
+		// The plan names the objects (-f only gives Secret values) and
+		// its prunes; --applyset only names the parent to record them on.
+		checked.filenames = append(checked.filenames, opts.review.planFile)
+		checked.prune.enabled = opts.prune.applySet != ""
+	}
+	runOpts, printer, err := checked.toRun(getter)
+	if err != nil {
+		return runFailed(err)
+	}
+	var applier *apply.Applier
+	var in apply.Input
+	var p *plan.Plan
+	if opts.review.planFile != "" {
+		applier, in, p, err = loadPlan(ctx, getter, streams.In, opts)
+	} else {
+		applier, in, p, err = planFiles(ctx, getter, streams.In, opts)
+	}
+	if err != nil {
+		return runFailed(err)
+	}
+	if opts.review.confirm {
+		// With -o, stdout is for the objects printed after the run.
+		asked := streams
+		if opts.output != "" {
+			asked.Out = streams.ErrOut
+		}
+		printPlanTable(asked.Out, p)
+		if !opts.review.yes && hasChanges(p) {
+			if proceed, err := confirmed(asked); err != nil || !proceed {
+				return err
+			}
+		}
+	}
+	return executePlan(ctx, getter, streams, opts, runOpts, printer, applier, in, p)
+}
+
+// loadPlan reads the plan file and the files given with it (for Secret
+// values), and connects.
+func loadPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions) (*apply.Applier, apply.Input, *plan.Plan, error) {
+	f, err := os.Open(opts.review.planFile)
+	if err != nil {
+		return nil, apply.Input{}, nil, fmt.Errorf("reading the plan: %w", err)
+	}
+	p, err := plan.Decode(f)
+	f.Close()
+	if err != nil {
+		return nil, apply.Input{}, nil, fmt.Errorf("%s: %w", opts.review.planFile, err)
+	}
+	for _, it := range p.Items {
+		if it.Labels()[applySetPartOfLabel] != "" && opts.prune.applySet == "" {
+			return nil, apply.Input{}, nil, fmt.Errorf("%s: the plan was made with --applyset: give apply --plan the same --applyset, so that the set's parent records its members", opts.review.planFile)
+		}
+	}
+	if len(opts.filenames) == 0 && opts.kustomize == "" {
+		for _, it := range p.Items {
+			if it.HasRedactedValues() {
+				return nil, apply.Input{}, nil, fmt.Errorf("%s: the plan keeps the values of %s as digests: give the files the plan was made from with -f (their Secret must have the planned values)", opts.review.planFile, it.ID)
+			}
+		}
+		applier, err := newApplier(getter, nil)
+		return applier, apply.Input{}, p, err
+	}
+	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
+	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, nil)
+	if err == nil && len(in.Errors) > 0 {
+		err = errors.Join(in.Errors...)
+	}
+	return applier, in, p, err
+}
+
+// executePlan executes p and prints each object's outcome as apply does;
+// an object refused as changed since the plan is followed by a diff of
+// what changed.
+func executePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions,
+	runOpts apply.Options, printer *eventPrinter, applier *apply.Applier, in apply.Input, p *plan.Plan) error {
+	for _, it := range p.Items {
+		printer.serverSide = printer.serverSide || it.Action == plan.Apply
+	}
+	events, err := applier.Execute(ctx, p, apply.ExecuteOptions{FieldManager: runOpts.FieldManager,
+		ForceConflicts: runOpts.ForceConflicts, FieldValidation: runOpts.FieldValidation, Cascade: runOpts.Cascade,
+		Timeout: runOpts.Timeout, Parallel: runOpts.Parallel, Objects: in, Namespace: runOpts.Namespace,
+		SecretRecord: runOpts.SecretRecord, ApplySet: runOpts.ApplySet})
+	if err != nil && events == nil {
+		return runFailed(err)
+	}
+	failed := printer.print(streams, events)
+	printChangedSince(streams.ErrOut, p, events)
+	if err != nil {
+		return runFailed(err)
+	}
+	if opts.wait {
+		if err := waitReady(ctx, getter, streams, events, opts.waitTimeout(), opts.output); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return withCode(exitFailed, nil)
+	}
+	return nil
+}
+
+// printChangedSince writes, for each item refused because fields changed
+// since the plan, a unified diff of those fields: as the plan saw them,
+// and now. Secret values are masked.
+func printChangedSince(w io.Writer, p *plan.Plan, events []apply.Event) {
+	for i, ev := range events {
+		var changed *plan.ChangedError
+		if ev.Outcome != apply.Failed || !errors.As(ev.Err, &changed) || len(changed.Fields) == 0 || ev.Live == nil {
+			continue
+		}
+		text, err := changedSinceDiff(p.Items[i], changed.Fields, ev.Live)
+		if err != nil {
+			fmt.Fprintf(w, "error: %s: showing what changed: %v\n", p.Items[i].ID, err)
+			continue
+		}
+		io.WriteString(w, text)
+	}
+}
+
+// changedSinceDiff renders fields of live against the values the plan
+// was made with (a change's Old; the last-applied record is kept only
+// as a digest, so it is named, not shown).
+func changedSinceDiff(it plan.Item, fields []fieldpath.Path, live *unstructured.Unstructured) (string, error) {
+	var planned, now strings.Builder
+	for _, f := range fields {
+		if isRecordPath(f) {
+			planned.WriteString(f.String() + ": (the record the plan read)\n")
+			now.WriteString(f.String() + ": (another record)\n")
+			continue
+		}
+		old := plannedValue(it, f)
+		cur, err := f.Lookup(live.Object)
+		if err != nil {
+			cur = nil
+		}
+		if secretmask.IsSecret(live.Object) && len(f) > 0 && diff.IsSecretValue(live.Object, f[0].Field) {
+			maskedOld, maskedNow := diff.MaskChange(old, cur)
+			old, cur = maskedOld, maskedNow
+		}
+		if err := writeFieldValue(&planned, f, old); err != nil {
+			return "", err
+		}
+		if err := writeFieldValue(&now, f, cur); err != nil {
+			return "", err
+		}
+	}
+	return difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: lines(planned.String()), B: lines(now.String()),
+		FromFile: it.ID.String() + " (when planned)", ToFile: it.ID.String() + " (now)", Context: 3})
+}
+
+// lines splits text after each newline, each line keeping its own
+// (difflib.SplitLines adds an empty last line to text that ends in one).
+func lines(text string) []string {
+	out := strings.SplitAfter(text, "\n")
+	if out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// plannedValue is the value the plan saw at path: in the Old of the
+// change at path or at a parent of it.
+func plannedValue(it plan.Item, path fieldpath.Path) any {
+	for _, c := range it.Changes {
+		if !isPrefix(c.Path, path) {
+			continue
+		}
+		if len(c.Path) == len(path) {
+			return c.Old
+		}
+		old, isMap := c.Old.(map[string]any)
+		if v, err := path[len(c.Path):].Lookup(old); isMap && err == nil {
+			return v
+		}
+	}
+	return nil
+}
+
+func isPrefix(prefix, path fieldpath.Path) bool {
+	if len(prefix) > len(path) {
+		return false
+	}
+	for i := range prefix {
+		if prefix[i].String() != path[i].String() {
+			return false
+		}
+	}
+	return true
+}
+
+// writeFieldValue writes "path: value" (YAML, nested under the path for
+// maps and lists; "(absent)" for nil).
+func writeFieldValue(b *strings.Builder, path fieldpath.Path, v any) error {
+	switch v.(type) {
+	case nil:
+		fmt.Fprintf(b, "%s: (absent)\n", path)
+		return nil
+	case map[string]any, []any:
+		text, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "%s:\n", path)
+		for _, line := range lines(string(text)) {
+			b.WriteString("  " + line)
+		}
+		return nil
+	}
+	text, err := yaml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(b, "%s: %s\n", path, strings.TrimSuffix(string(text), "\n"))
+	return nil
+}

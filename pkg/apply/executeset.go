@@ -1,0 +1,56 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapply/kapply/pkg/plan"
+)
+
+// executeSet is the ApplySet an executed plan records its members on, as
+// Apply with Options.ApplySet does: the superset before the members are
+// written (an interrupted run forgets nobody), the members alone once
+// every item, prunes included, succeeded. Without it, a plan's new kinds
+// would be missing from the parent and never pruned later.
+func (r *runner) executeSet(ctx context.Context, ref string, p *plan.Plan) (*applySet, error) {
+	if ref == "" {
+		return nil, nil
+	}
+	set, err := r.parseApplySet(ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.fetchApplySet(ctx, set); err != nil {
+		return nil, err
+	}
+	for _, it := range p.Items {
+		if it.Action == plan.Prune || it.Action == plan.Delete {
+			continue
+		}
+		// Planning labelled every member; an item without the set's label
+		// was planned for another set, or for none.
+		if id := it.Labels()[applySetPartOfLabel]; id != set.ID() {
+			return nil, fmt.Errorf("%s was not planned as a member of ApplySet %s (its %s label is %q): plan with --applyset=%s", it.ID, set, applySetPartOfLabel, id, ref)
+		}
+		set.updatedKinds.Insert(k8sschema.GroupKind{Group: it.ID.Group, Kind: it.ID.Kind})
+		ns := it.ID.Namespace
+		if ns == "" {
+			ns = r.opts.Namespace
+		}
+		set.updatedNamespaces.Insert(ns)
+	}
+	return set, nil
+}
+
+// finishSet records the set as the plan left it, once every item
+// succeeded; otherwise the superset stays, so the next run tries again.
+func (x *execution) finishSet(ctx context.Context, set *applySet) {
+	if set == nil || AnyFailed(x.events) {
+		return
+	}
+	if err := x.r.writeParent(ctx, set, false); err != nil {
+		x.setErr = err
+	}
+}
