@@ -1,9 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -16,30 +15,19 @@ func addSavePlanFlag(flags *pflag.FlagSet, path *string) {
 }
 
 // savePlan writes p, the plan diff rendered, to path ("" writes nothing)
-// with the names the kubeconfig gives its cluster. The document goes to a
-// temporary file renamed into place: an interrupted or failed write leaves
-// no half plan behind to be applied.
+// with the names the kubeconfig gives its cluster, as kapply plan does
+// (writePlan: no half plan is ever left to be applied).
 func savePlan(getter *genericclioptions.ConfigFlags, path string, p *plan.Plan) error {
-	if path == "" {
+	switch {
+	case path == "":
 		return nil
-	}
-	if p == nil {
+	case path == "-":
+		return errors.New("--save-plan needs a file: stdout carries the diff")
+	case p == nil:
 		p = &plan.Plan{}
 	}
 	p.Cluster.Context, p.Cluster.User = runNames(getter)
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("--save-plan: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := plan.Encode(tmp, p); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--save-plan %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--save-plan %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := writePlan(path, nil, p); err != nil {
 		return fmt.Errorf("--save-plan: %w", err)
 	}
 	return nil
