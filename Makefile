@@ -3,7 +3,7 @@ SHELL := bash
 GO    ?= go
 BIN   := $(CURDIR)/bin
 
-.PHONY: all build docs k8s-bin kapp-bin test check unit demo cluster-up cluster-down bench testdata-openapi release-snapshot clean
+.PHONY: all build docs k8s-bin kapp-bin test check unit demo cluster-up cluster-down bench bench-fleet testdata-openapi release-snapshot clean
 
 all: build
 
@@ -57,6 +57,11 @@ demo: build k8s-bin
 # Flags through BENCH_FLAGS, e.g. BENCH_FLAGS='-objects 300 -runs 3 -out bench.md'; see -h.
 bench: build k8s-bin
 	$(GO) run ./hack/bench $(BENCH_FLAGS)
+
+## bench-fleet: kapply over 30 contexts on three local servers x 200 objects, against three concurrent
+# single-server runs and a shell loop over the contexts; peak RSS by --max-parallel (hack/bench -fleet)
+bench-fleet: build k8s-bin
+	$(GO) run ./hack/bench -fleet -objects 200 -contexts 30 $(BENCH_FLAGS)
 
 ## kubectl-cmd-tests: kubectl's own test/cmd suites for apply, diff and --save-config, kapply in kubectl's place
 # (also run by `make test`, as test/kubectlcmd); suites as arguments through SUITES='run_kubectl_diff_tests ...'.

@@ -60,6 +60,7 @@ type pruneOptions struct {
 
 func newApplyCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts applyOptions
+	var contexts fleetFlags
 	cmd := &cobra.Command{
 		Use:   "apply (-f FILENAME | -k DIRECTORY)",
 		Short: "Create or update objects from files, with a three-way merge",
@@ -116,12 +117,15 @@ reason, and the exit code is 1.`,
   kapply apply -f manifests/ -R -i --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.review.on() {
-				return runReviewed(cmd, getter, streams, opts)
-			}
-			return runApply(cmd, getter, streams, opts)
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				if opts.review.on() {
+					return runReviewed(cmd, getter, streams, opts)
+				}
+				return runApply(cmd, getter, streams, opts)
+			})
 		},
 	}
+	contexts.add(cmd)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "apply", ", a URL read within --request-timeout", selectorExample)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("name recorded in managedFields for the writes (default %q, or %q with --server-side, as kubectl)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
@@ -210,7 +214,9 @@ func runApplyOn(ctx context.Context, getter *genericclioptions.ConfigFlags, stdi
 	if err != nil {
 		return nil, err
 	}
-	return applier.Apply(ctx, in, runOpts)
+	events, err := applier.Apply(ctx, in, runOpts)
+	tallyForFleet(ctx, events)
+	return events, err
 }
 
 // toRun checks the flags and turns them into the run's options and printer.

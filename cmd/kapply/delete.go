@@ -28,6 +28,7 @@ type deleteOptions struct {
 
 func newDeleteCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts deleteOptions
+	var contexts fleetFlags
 	cmd := &cobra.Command{
 		Use:   "delete (-f FILENAME | -k DIRECTORY)",
 		Short: "Delete the objects the files declare, dependents before Namespaces and CRDs",
@@ -44,9 +45,12 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
   kapply delete -f manifests/ -R --dry-run=server`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDelete(cmd, getter, streams, opts)
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runDelete(cmd, getter, streams, opts)
+			})
 		},
 	}
+	contexts.add(cmd)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "delete", "", "")
 	flags.StringVar(&opts.cascade, "cascade", "background", `how dependents go: "background", "foreground" or "orphan"`)
@@ -70,6 +74,7 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 		return runFailed(err)
 	}
 	events, err := applier.Delete(cmd.Context(), in, runOpts)
+	tallyForFleet(cmd.Context(), events)
 	if err != nil {
 		return runFailed(err)
 	}

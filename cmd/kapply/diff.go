@@ -52,6 +52,7 @@ type diffOptions struct {
 
 func newDiffCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts diffOptions
+	var contexts fleetFlags
 	cmd := &cobra.Command{
 		Use:   "diff (-f FILENAME | -k DIRECTORY)",
 		Short: "Show what apply would change, and why",
@@ -102,9 +103,12 @@ objects were diffed and others failed).`,
   kapply diff -f manifests/ -R -o html > report.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDiff(cmd.Context(), getter, streams, opts)
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runDiff(cmd.Context(), getter, streams, opts)
+			})
 		},
 	}
+	contexts.add(cmd)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "diff", "", selectorExample)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("field manager of the dry-run writes, as apply would use it (default %q, or %q with --server-side)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))

@@ -26,6 +26,7 @@ type statusOptions struct {
 
 func newStatusCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts statusOptions
+	var contexts fleetFlags
 	cmd := &cobra.Command{
 		Use:   "status -f FILENAME",
 		Short: "Show drift: fields changed by others since the last apply, and who owns the file's fields",
@@ -48,9 +49,12 @@ object is not (changed or foreign-owned fields, not on the server, no record),
   kapply status -f web.yaml -o json | jq '.[].changed'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runStatus(cmd.Context(), getter, streams, opts)
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runStatus(cmd.Context(), getter, streams, opts)
+			})
 		},
 	}
+	contexts.add(cmd)
 	opts.files.add(cmd, "file, directory or URL with the objects to inspect")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "", `"json" for scripts; default: text`)
 	cmd.Flags().StringVar(&opts.fieldManager, "field-manager", apply.ClientSideFieldManager, "the field manager apply writes as; its fields (and those of kubectl's and kapply's apply) are not foreign")
@@ -79,6 +83,7 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 		warnings.print(s.Warnings)
 		maskSecretValues(s.Drift, run.targets[i].Obj.Object)
 	}
+	tallyStatusForFleet(ctx, statuses)
 	if opts.output == "json" {
 		if err := printStatusJSON(streams.Out, statuses); err != nil {
 			return err

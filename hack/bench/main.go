@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/kapply/kapply/internal/peakrss"
 	"github.com/kapply/kapply/internal/testcluster"
@@ -48,6 +49,11 @@ type config struct {
 	// generation) instead of measuring: for profiling one tool by hand.
 	writeTree  string
 	generation int
+	// fleet measures kapply over -contexts contexts on three servers
+	// instead of the tools (see benchFleet).
+	fleet    bool
+	contexts int
+	latency  time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -66,6 +72,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work folder (trees, kubeconfig) instead of removing it")
 	fs.StringVar(&cfg.writeTree, "write-tree", "", "only write a tree of -objects (Namespaces bench-0..) at -generation into this folder, for profiling by hand (the Widgets' CRD: -write-tree's crd.yaml)")
 	fs.IntVar(&cfg.generation, "generation", 0, "with -write-tree: the generation (0 create, 1 update, 2 diff)")
+	fs.BoolVar(&cfg.fleet, "fleet", false, "measure kapply over many contexts on three servers instead (-contexts x -objects objects; make bench-fleet)")
+	fs.IntVar(&cfg.contexts, "contexts", 30, "with -fleet: the contexts, spread over the three servers")
+	fs.DurationVar(&cfg.latency, "latency", 0, "with -fleet: reach each server through a proxy that delays every chunk this long each way, as a remote cluster")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -107,6 +116,9 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		return fmt.Errorf("creating the work folder: %w", err)
 	}
 	defer func() { err = errors.Join(err, cleanWork(work, cfg.keep, stderr)) }()
+	if cfg.fleet {
+		return benchFleet(ctx, cfg, work, stdout, stderr)
+	}
 	logf(stderr, "starting a local cluster (work folder %s)", work)
 	cluster, err := testcluster.Start(filepath.Join(work, "kubeconfig"))
 	if err != nil {

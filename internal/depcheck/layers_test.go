@@ -20,6 +20,7 @@ var layers = [][]string{
 	{"pkg/plan"},
 	{"pkg/load", "pkg/diff", "pkg/wait", "pkg/ignore"},
 	{"pkg/apply"},
+	{"pkg/fleet"},
 }
 
 func TestImportsPointDown(t *testing.T) {

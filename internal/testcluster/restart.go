@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,7 +61,7 @@ func (c *Cluster) kill(name string) ([]string, error) {
 		}
 		return cmd.Args, ignoreExit(cmd.Wait())
 	}
-	pid, line, err := child(name)
+	pid, line, err := child(name, c.owns(name))
 	if err != nil {
 		return nil, err
 	}
@@ -148,9 +149,33 @@ func stopCmd(cmd *exec.Cmd) error {
 	}
 }
 
-// child finds the process of this test binary running the named program,
-// and its command line.
-func child(name string) (int, []string, error) {
+// owns tells, from its command line, whether a process running the named
+// program is this cluster's: a test binary may run several clusters. The
+// API server is told by its port, etcd by its client URL (the API
+// server's --etcd-servers).
+func (c *Cluster) owns(name string) func(line []string) bool {
+	u, err := url.Parse(c.Config.Host)
+	if err != nil {
+		return func([]string) bool { return false }
+	}
+	apiServer := "--secure-port=" + u.Port()
+	etcdURL := ""
+	if etcd := c.env.ControlPlane.Etcd; etcd != nil && etcd.URL != nil {
+		etcdURL = "--listen-client-urls=" + etcd.URL.String()
+	}
+	return func(line []string) bool {
+		for _, arg := range line {
+			if (name == "kube-apiserver" && arg == apiServer) || (name == "etcd" && arg == etcdURL) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// child finds the process of this test binary running the named program
+// that belongs says is the cluster's, and its command line.
+func child(name string, belongs func(line []string) bool) (int, []string, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, nil, fmt.Errorf("finding %s: %w (restarts need Linux)", name, err)
@@ -173,7 +198,7 @@ func child(name string) (int, []string, error) {
 			continue
 		}
 		line := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-		if filepath.Base(line[0]) == name {
+		if filepath.Base(line[0]) == name && belongs(line) {
 			return pid, line, nil
 		}
 	}

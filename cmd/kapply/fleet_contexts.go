@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
+
+	"github.com/kapply/kapply/pkg/fleet"
+)
+
+// clusters are the contexts the flags pick, in order: those of
+// --clusters-file (in its order) or of the kubeconfig (sorted), narrowed
+// by --contexts and --cluster-selector.
+func (f *fleetFlags) clusters(getter *genericclioptions.ConfigFlags) ([]fleet.Cluster, error) {
+	raw, err := getter.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return nil, fmt.Errorf("reading the kubeconfig's contexts: %w", err)
+	}
+	var candidates []fleet.Cluster
+	if f.clustersFile != "" {
+		if candidates, err = fleet.ReadClustersFile(f.clustersFile); err != nil {
+			return nil, err
+		}
+		for _, c := range candidates {
+			if _, ok := raw.Contexts[c.Context]; !ok {
+				return nil, fmt.Errorf("clusters file %s: context %q is not in the kubeconfig", f.clustersFile, c.Context)
+			}
+		}
+	} else {
+		for name := range raw.Contexts {
+			candidates = append(candidates, fleet.Cluster{Context: name})
+		}
+		sort.Slice(candidates, func(i, j int) bool { return candidates[i].Context < candidates[j].Context })
+	}
+	return f.narrow(candidates)
+}
+
+// narrow applies --contexts and --cluster-selector to candidates.
+func (f *fleetFlags) narrow(candidates []fleet.Cluster) ([]fleet.Cluster, error) {
+	picked := candidates
+	if len(f.contexts) > 0 {
+		var err error
+		if picked, err = fleet.Select(candidates, f.contexts); err != nil {
+			return nil, err
+		}
+	}
+	if f.selector != "" {
+		selector, err := labels.Parse(f.selector)
+		if err != nil {
+			return nil, fmt.Errorf("--cluster-selector: %w", err)
+		}
+		picked = fleet.Filter(picked, selector)
+	}
+	if len(picked) == 0 {
+		return nil, errors.New("no context to run in: the kubeconfig (or --clusters-file) holds none that the flags pick")
+	}
+	return picked, nil
+}
+
+// contextFlags are getter's kubeconfig flags for one context: every flag
+// as given, the context overridden, a deadline no longer than the
+// cluster's on each request (discovery has no other), and the server's
+// warnings printed to that cluster's stderr. They are new flags, not a
+// copy, so that no client getter built for another context carries over.
+func contextFlags(getter *genericclioptions.ConfigFlags, context string, timeout time.Duration, stderr io.Writer) *genericclioptions.ConfigFlags {
+	f := genericclioptions.NewConfigFlags(true)
+	f.CacheDir, f.KubeConfig = getter.CacheDir, getter.KubeConfig
+	f.ClusterName, f.AuthInfoName, f.Namespace, f.APIServer = getter.ClusterName, getter.AuthInfoName, getter.Namespace, getter.APIServer
+	f.TLSServerName, f.Insecure, f.CertFile, f.KeyFile, f.CAFile = getter.TLSServerName, getter.Insecure, getter.CertFile, getter.KeyFile, getter.CAFile
+	f.BearerToken, f.Impersonate, f.ImpersonateUID = getter.BearerToken, getter.Impersonate, getter.ImpersonateUID
+	f.ImpersonateGroup, f.ImpersonateUserExtra = getter.ImpersonateGroup, getter.ImpersonateUserExtra
+	f.Username, f.Password, f.Timeout = getter.Username, getter.Password, getter.Timeout
+	f.DisableCompression, f.ProxyURL = getter.DisableCompression, getter.ProxyURL
+	f.Context = &context
+	wrap := getter.WrapConfigFn
+	f.WrapConfigFn = func(cfg *rest.Config) *rest.Config {
+		if wrap != nil {
+			cfg = wrap(cfg)
+		}
+		cfg.WarningHandler = newCommandWarnings(stderr)
+		if timeout > 0 && (cfg.Timeout == 0 || cfg.Timeout > timeout) {
+			cfg.Timeout = timeout
+		}
+		return cfg
+	}
+	return f
+}
