@@ -114,7 +114,10 @@ reason, and the exit code is 1.`,
 
   # Show the plan as a table and ask before writing; --yes where no terminal is at hand
   kapply apply -f manifests/ -R --confirm
-  kapply apply -f manifests/ -R -i --yes`,
+  kapply apply -f manifests/ -R -i --yes
+
+  # Results for CI, a JSON object per line (docs/events.md)
+  kapply apply -f manifests/ -R --wait -o events | jq -c 'select(.status == "Failed")'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
@@ -137,7 +140,7 @@ reason, and the exit code is 1.`,
 	addChunkSizeFlag(cmd, &opts.chunkSize)
 	addKubectlDryRunFlag(cmd, &opts.dryRun, `"none", "client" (compute every change locally, send nothing; also a bare --dry-run, deprecated as in kubectl) or "server" (the server's dry run: admission and defaulting show, nothing is stored)`)
 	addValidateFlag(cmd, &opts.validate)
-	flags.StringVarP(&opts.output, "output", "o", "", `print "name", "yaml", "json" or "kyaml" of what was applied instead of the kubectl-style lines`)
+	flags.StringVarP(&opts.output, "output", "o", "", `print "name", "yaml", "json" or "kyaml" of what was applied instead of the kubectl-style lines, or "events": a JSON object per line (docs/events.md)`)
 	flags.BoolVar(&opts.serverSide, "server-side", false, "send each object as a server-side apply patch (managedFields decide ownership); objects last applied client-side are upgraded so dropped fields are still deleted")
 	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own")
 	flags.StringVar(&opts.subresource, "subresource", "", `with --server-side: apply to this subresource of each object ("status", "scale"), as kubectl's --subresource`)
@@ -156,12 +159,14 @@ reason, and the exit code is 1.`,
 	return cmd
 }
 
-func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) error {
+func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) (err error) {
 	keepRunningOnClosedOutput()
 	runOpts, printer, err := opts.toRun(getter)
 	if err != nil {
 		return runFailed(err)
 	}
+	// -o events: started now, its summary written last.
+	defer printer.startEvents(streams.Out, "apply", runOpts.DryRun).finishInto(&err)
 	if warning := dryRunDeprecation(opts.dryRun); warning != "" {
 		fmt.Fprintf(streams.ErrOut, "Warning: %s\n", warning)
 	}
@@ -193,7 +198,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	}
 	failed := printer.printRest(streams, events, printed)
 	if opts.wait && runOpts.DryRun == apply.NoDryRun {
-		if err := waitReady(cmd.Context(), getter, streams, events, opts.waitTimeout(), opts.output); err != nil {
+		if err := waitReady(cmd.Context(), getter, streams, events, opts.waitTimeout(), printer); err != nil {
 			return err
 		}
 	}

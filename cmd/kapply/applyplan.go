@@ -79,7 +79,7 @@ const applySetPartOfLabel = "applyset.kubernetes.io/part-of"
 // runReviewed is apply with --plan or --confirm: the plan is read (or
 // made), shown and confirmed when asked, then executed as it is — never
 // planned again in between.
-func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) error {
+func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) (err error) {
 	keepRunningOnClosedOutput()
 	ctx := cmd.Context()
 	if err := opts.review.check(opts); err != nil {
@@ -96,6 +96,7 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 	if err != nil {
 		return runFailed(err)
 	}
+	defer printer.startEvents(streams.Out, "apply", runOpts.DryRun).finishInto(&err) // -o events
 	var applier *apply.Applier
 	var in apply.Input
 	var p *plan.Plan
@@ -184,7 +185,7 @@ func executePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, str
 		return runFailed(err)
 	}
 	if opts.wait {
-		if err := waitReady(ctx, getter, streams, events, opts.waitTimeout(), opts.output); err != nil {
+		if err := waitReady(ctx, getter, streams, events, opts.waitTimeout(), printer); err != nil {
 			return err
 		}
 	}

@@ -106,8 +106,8 @@ func TestCompletionValuesFromTheCluster(t *testing.T) {
 	if got := complete("last-applied", "edit", "-n", ns, "configmaps/alpha", "sec"); !slices.Equal(got, []string{"secrets/"}) {
 		t.Errorf("last-applied edit configmaps/alpha sec: %v, want [secrets/]", got)
 	}
-	if got, _ := completeOn(t, cluster.Kubeconfig, "delete", "-n", ns, ""); slices.Contains(got, "configmaps") {
-		t.Errorf("delete takes no TYPE/NAME, but completes kinds: %v", got)
+	if got, _ := completeOn(t, cluster.Kubeconfig, "apply", "-n", ns, ""); slices.Contains(got, "configmaps") {
+		t.Errorf("apply takes no TYPE/NAME, but completes kinds: %v", got)
 	}
 }
 

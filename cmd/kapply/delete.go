@@ -9,7 +9,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
-	"github.com/kapply/kapply/pkg/load"
 )
 
 // deleteOptions are the flags of `kapply delete`.
@@ -24,17 +23,22 @@ type deleteOptions struct {
 	ignoreNotFound bool
 	dryRun         string
 	parallel       int
+	output         string
 }
 
 func newDeleteCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts deleteOptions
 	var contexts fleetFlags
 	cmd := &cobra.Command{
-		Use:   "delete (-f FILENAME | -k DIRECTORY)",
+		Use:   "delete (-f FILENAME | -k DIRECTORY | TYPE NAME... | TYPE/NAME... | TYPE -l SELECTOR)",
 		Short: "Delete the objects the files declare, dependents before Namespaces and CRDs",
 		Long: `Delete every object the files declare. Objects inside Namespaces and custom
 resources go first, then CustomResourceDefinitions, then Namespaces, so a tree
-holding a CRD, its custom resources and a Namespace is removed in one run.`,
+holding a CRD, its custom resources and a Namespace is removed in one run.
+
+Instead of files, objects on the server can be named as kubectl delete names
+them: TYPE NAME..., TYPE/NAME..., or TYPE with -l SELECTOR, in the namespace of
+-n (or the kubeconfig's).`,
 		Example: `  # Delete a tree
   kapply delete -f manifests/ -R
 
@@ -42,11 +46,17 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
   kapply delete -f manifests/ -R --wait --ignore-not-found
 
   # Show what would be deleted
-  kapply delete -f manifests/ -R --dry-run=server`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+  kapply delete -f manifests/ -R --dry-run=server
+
+  # Delete objects by name, or every ConfigMap labelled app=web
+  kapply delete configmap/a secret/b -n shop
+  kapply delete configmaps -l app=web -n shop
+
+  # Results as JSON lines (docs/events.md)
+  kapply delete -f manifests/ -R --wait -o events`,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
-				return runDelete(cmd, getter, streams, opts)
+				return runDelete(cmd, getter, streams, args, opts)
 			})
 		},
 	}
@@ -59,17 +69,25 @@ holding a CRD, its custom resources and a Namespace is removed in one run.`,
 	flags.BoolVar(&opts.ignoreNotFound, "ignore-not-found", false, "treat objects that do not exist as deleted")
 	addDryRunFlag(cmd, &opts.dryRun, `"none", "client" (only print what would be deleted; also a bare --dry-run, deprecated as in kubectl) or "server" (the server's dry run)`)
 	flags.IntVar(&opts.parallel, "parallel", apply.DefaultParallel, "how many objects to delete at once")
+	flags.StringVarP(&opts.output, "output", "o", "", `"name" (print resource/name, as kubectl) or "events" (a JSON object per line, docs/events.md)`)
 	return cmd
 }
 
-func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts deleteOptions) error {
+func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts deleteOptions) (err error) {
 	keepRunningOnClosedOutput()
-	runOpts, err := opts.toRun(getter)
+	runOpts, err := opts.toRun(getter, args)
 	if err != nil {
 		return runFailed(err)
 	}
-	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(cmd.Context(), getter, streams.In, files, opts.selector, applierConfig{parallel: opts.parallel})
+	printer, err := newDeletePrinter(opts.output, runOpts.DryRun)
+	if err != nil {
+		return runFailed(err)
+	}
+	defer printer.startEvents(streams.Out, "delete", runOpts.DryRun).finishInto(&err)
+	applier, in, err := opts.connect(cmd.Context(), getter, streams.In, args)
+	if nothingToDelete(streams.Out, err, printer) {
+		return nil
+	}
 	if err != nil {
 		return runFailed(err)
 	}
@@ -78,19 +96,14 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 	if err != nil {
 		return runFailed(err)
 	}
-	printer, err := newEventPrinter("", runOpts.DryRun)
-	if err != nil {
-		return runFailed(err)
-	}
-	printer.deleting = true
 	if printer.print(streams, events) > 0 {
 		return withCode(exitFailed, nil)
 	}
 	return nil
 }
 
-func (opts deleteOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.DeleteOptions, error) {
-	if len(opts.filenames) == 0 && opts.kustomize == "" {
+func (opts deleteOptions) toRun(getter *genericclioptions.ConfigFlags, args []string) (apply.DeleteOptions, error) {
+	if len(opts.filenames) == 0 && opts.kustomize == "" && len(args) == 0 {
 		return apply.DeleteOptions{}, fmt.Errorf("must specify one of -f or -k")
 	}
 	dryRun, err := parseDryRun(opts.dryRun)

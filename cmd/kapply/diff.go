@@ -100,7 +100,10 @@ objects were diffed and others failed).`,
   kapply diff -f manifests/ -R -o markdown --github > comment.md
 
   # A report to open in a browser: filters, collapsible diffs, reasons
-  kapply diff -f manifests/ -R -o html > report.html`,
+  kapply diff -f manifests/ -R -o html > report.html
+
+  # What would change, a JSON object per object and a summary (docs/events.md)
+  kapply diff -f manifests/ -R -o events | jq -c 'select(.differs) | [.object.name, .changedPaths]'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
@@ -136,15 +139,18 @@ objects were diffed and others failed).`,
 	return cmd
 }
 
-func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts diffOptions) error {
+func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts diffOptions) (err error) {
 	runOpts, printer, err := opts.toRun(getter, streams.Out)
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	runOpts = opts.withLocalServerSide(runOpts, streams.ErrOut)
 	noise, err := opts.ignore.newDiffNoise(opts.explain, opts.managerName())
 	if err != nil {
 		return err
 	}
+	jsonOut := diffEvents(opts.output.format, streams.Out, runOpts.DryRun)
+	defer jsonOut.finishInto(&err)
 	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
 	if err != nil {
 		return withCode(exitError, err)
@@ -169,10 +175,14 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	case err != nil && !partial:
 		return withCode(exitError, err)
 	}
-	comparisons, failures, total := view.collect(streams.ErrOut, p, planErr)
-	differ, err := showOutput(ctx, opts.ignore.diffStreams(streams), printer, opts.output, comparisons, failuresOf(failures))
+	comparisons, failed, total := view.collect(streams.ErrOut, p, planErr)
+	failures := failuresOf(failed)
+	differ, err := jsonOut.diff(comparisons, failures, len(failed))
+	if jsonOut == nil {
+		differ, err = showOutput(ctx, opts.ignore.diffStreams(streams), printer, opts.output, comparisons, failures)
+	}
 	if err == nil {
-		err = noise.finish(streams.Out)
+		err = noise.finish(jsonOut.textOut(streams))
 	}
 	if err != nil {
 		return withCode(exitError, err)
@@ -180,7 +190,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err := savePlan(getter, opts.savePlan, p); err != nil {
 		return withCode(exitError, err)
 	}
-	return diffExit(len(failures), total, differ)
+	return diffExit(len(failed), total, differ)
 }
 
 // comparedEvent is one object made ready to print: what goes to stderr
@@ -197,8 +207,9 @@ type comparedEvent struct {
 func compareEvent(ev apply.Event) comparedEvent {
 	var stderr strings.Builder
 	printWarnings(&stderr, ev)
-	if ev.Outcome == apply.Failed {
-		fmt.Fprintf(&stderr, "error: %v\n", ev.Err)
+	switch ev.Outcome {
+	case apply.Failed:
+		fmt.Fprintln(&stderr, failureMessage(ev.Err))
 		return comparedEvent{stderr: stderr.String(), failure: &ev}
 	}
 	return comparedEvent{stderr: stderr.String()}
@@ -228,6 +239,9 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 	color, err := diff.UseColor(opts.color, out, os.Getenv("NO_COLOR"))
 	if err != nil {
 		return apply.Options{}, diff.Printer{}, err
+	}
+	if opts.localServerSide() {
+		dryRun = "server" // checked as such; computed locally (withLocalServerSide)
 	}
 	runOpts, _, err := opts.asApply(dryRun).toRun(getter)
 	printer := diff.Printer{Summary: opts.summary, Options: diff.Options{

@@ -31,7 +31,7 @@ type diffOutput struct {
 }
 
 func addDiffOutputFlags(flags *pflag.FlagSet, o *diffOutput) {
-	flags.StringVarP(&o.format, "output", "o", "", `output format: empty for the unified diff, "markdown" (a pull request comment) or "html" (a self-contained report)`)
+	flags.StringVarP(&o.format, "output", "o", "", `output format: empty for the unified diff, "markdown" (a pull request comment), "html" (a self-contained report) or "events" (a JSON object per line, docs/events.md)`)
 	flags.IntVar(&o.maxBytes, "max-bytes", diff.DefaultMarkdownBytes, "with -o markdown: cut the report to this many bytes, naming the objects left out")
 	flags.BoolVar(&o.github, "github", false, "with -o markdown: also append the report to $GITHUB_STEP_SUMMARY and print to stderr an ::error command per failed object")
 }
@@ -39,9 +39,9 @@ func addDiffOutputFlags(flags *pflag.FlagSet, o *diffOutput) {
 // check refuses flags that do not go together.
 func (o diffOutput) check(summary bool) error {
 	switch o.format {
-	case "", diffOutputMarkdown, diffOutputHTML:
+	case "", diffOutputMarkdown, diffOutputHTML, eventsOutput:
 	default:
-		return fmt.Errorf(`--output must be "markdown" or "html", not %q`, o.format)
+		return fmt.Errorf(`--output must be "markdown", "html" or "events", not %q`, o.format)
 	}
 	switch {
 	case o.format != "" && summary:

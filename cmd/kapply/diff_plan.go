@@ -146,5 +146,6 @@ func (v *planView) collect(w io.Writer, p *plan.Plan, planErr *apply.PlanError) 
 // managedFields dropped from the live objects unless shown or explained.
 func planOptionsOf(o apply.Options, keepManagedFields bool) apply.PlanOptions {
 	return apply.PlanOptions{Write: o.Write, ServerDryRun: o.DryRun == apply.ServerDryRun, Prune: o.Prune,
+		LocalServerSide: o.Write.ServerSide && o.DryRun == apply.ClientDryRun,
 		NoManagedFields: !keepManagedFields, ChunkSize: o.ChunkSize}
 }

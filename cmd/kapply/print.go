@@ -34,13 +34,15 @@ type eventPrinter struct {
 	// printed: each fails the run. One printer prints at a time (a
 	// lineStream under its lock, then printRest).
 	unprinted int
+	// json writes the events as JSON lines with -o events (events.go).
+	json *eventWriter
 }
 
 func newEventPrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) {
 	switch output {
-	case "", "name", "yaml", "json", "kyaml":
+	case "", "name", "yaml", "json", "kyaml", eventsOutput:
 	default:
-		return nil, fmt.Errorf(`--output must be "name", "yaml", "json" or "kyaml", not %q`, output)
+		return nil, fmt.Errorf(`--output must be "name", "yaml", "json", "kyaml" or "events", not %q`, output)
 	}
 	p := &eventPrinter{output: output}
 	switch dryRun {
@@ -84,6 +86,7 @@ func (p *eventPrinter) printRest(streams genericiooptions.IOStreams, events []ap
 	if p.output == "" {
 		fmt.Fprintln(streams.ErrOut, p.summaryLine(summary))
 	}
+	p.json.summarize(summary)
 	failures := p.unprinted
 	for _, ev := range events {
 		if ev.Outcome == apply.Failed {
@@ -96,6 +99,10 @@ func (p *eventPrinter) printRest(streams genericiooptions.IOStreams, events []ap
 // printEvent prints one event's warnings and its line or error.
 func (p *eventPrinter) printEvent(streams genericiooptions.IOStreams, ev apply.Event) {
 	printWarnings(streams.ErrOut, ev)
+	if p.json != nil {
+		p.json.object(ev)
+		return
+	}
 	switch ev.Outcome {
 	case apply.Failed:
 		fmt.Fprintf(streams.ErrOut, "%s%v\n", errorPrefix(ev.Err), ev.Err)

@@ -22,7 +22,7 @@ type releaseOptions struct {
 func newReleaseCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts releaseOptions
 	cmd := &cobra.Command{
-		Use:   "release -f FILENAME --field PATH [--field PATH...]",
+		Use:   "release (-f FILENAME | TYPE NAME... | TYPE/NAME...) --field PATH [--field PATH...]",
 		Short: "Hand fields over from the files to imperative writers (kubectl scale, an autoscaler)",
 		Long: `Remove fields from the last-applied configuration of the objects in the files,
 so that the next apply leaves them to whoever writes them imperatively. Without
@@ -34,13 +34,14 @@ Field paths are dotted, with list elements chosen by key:
   spec.replicas
   spec.template.spec.containers[name=web].resources
   metadata.labels["app.kubernetes.io/version"]
-Every path must be in each object's record; otherwise nothing is changed.`,
+Every path must be in each object's record; otherwise nothing is changed.
+Objects on the server can be named instead of files (TYPE NAME..., TYPE/NAME...).`,
 		Example: `  # Let an autoscaler own the replicas of the Deployment in web.yaml
   kapply release -f web.yaml --field spec.replicas --dry-run=client
-  kapply release -f web.yaml --field spec.replicas`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runRelease(cmd.Context(), getter, streams, opts)
+  kapply release -f web.yaml --field spec.replicas
+  kapply release deployment/web -n shop --field spec.replicas`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRelease(cmd.Context(), getter, streams, args, opts)
 		},
 	}
 	opts.record.add(cmd, "file with the objects whose fields to release")
@@ -48,16 +49,16 @@ Every path must be in each object's record; otherwise nothing is changed.`,
 	return cmd
 }
 
-func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts releaseOptions) error {
+func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts releaseOptions) error {
 	write, err := opts.record.write()
 	if err != nil {
 		return err
 	}
-	paths, err := parseFieldPaths(opts)
+	paths, err := parseFieldPaths(opts, args)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	run, err := opts.record.files.connect(ctx, getter, streams.In, readFailed)
+	run, err := opts.record.files.connectTargets(ctx, getter, streams.In, args, readFailed)
 	if err != nil {
 		return err
 	}
@@ -67,15 +68,17 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	}
 	results := make([]apply.RecordResult, 0, len(releases))
 	for _, r := range releases {
-		warnStillSet(streams, r)
+		if len(args) == 0 { // named on the server: no file to take a field back
+			warnStillSet(streams, r)
+		}
 		results = append(results, r.RecordResult)
 	}
 	return printRecordResults(streams, results, write.DryRun, "released "+joinPaths(paths))
 }
 
-func parseFieldPaths(opts releaseOptions) ([]fieldpath.Path, error) {
-	if len(opts.record.files.filenames) == 0 {
-		return nil, errors.New("must specify -f")
+func parseFieldPaths(opts releaseOptions, args []string) ([]fieldpath.Path, error) {
+	if len(opts.record.files.filenames) == 0 && len(args) == 0 {
+		return nil, errors.New("must specify TYPE/NAME or -f FILENAME")
 	}
 	if len(opts.fields) == 0 {
 		return nil, errors.New("must specify at least one --field")

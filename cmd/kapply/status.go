@@ -28,7 +28,7 @@ func newStatusCommand(getter *genericclioptions.ConfigFlags, streams genericioop
 	var opts statusOptions
 	var contexts fleetFlags
 	cmd := &cobra.Command{
-		Use:   "status -f FILENAME",
+		Use:   "status (-f FILENAME | TYPE NAME... | TYPE/NAME...)",
 		Short: "Show drift: fields changed by others since the last apply, and who owns the file's fields",
 		Long: `For each object in the files, show
   - the fields whose live value differs from the last-applied configuration — written
@@ -44,13 +44,16 @@ the exit status.
 
 Exit status, as diff's: 0 every object is in step with its last apply, 1 some
 object is not (changed or foreign-owned fields, not on the server, no record),
-2 or more an error.`,
+2 or more an error.
+
+Objects on the server can be named instead of files (TYPE NAME..., TYPE/NAME...):
+their last-applied record then stands for the file.`,
 		Example: `  kapply status -f manifests/ -R
-  kapply status -f web.yaml -o json | jq '.[].changed'`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+  kapply status -f web.yaml -o json | jq '.[].changed'
+  kapply status deployment/web -n shop`,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
-				return runStatus(cmd.Context(), getter, streams, opts)
+				return runStatus(cmd.Context(), getter, streams, args, opts)
 			})
 		},
 	}
@@ -62,7 +65,7 @@ object is not (changed or foreign-owned fields, not on the server, no record),
 	return cmd
 }
 
-func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts statusOptions) error {
+func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts statusOptions) error {
 	if opts.output != "" && opts.output != "json" {
 		return withCode(exitError, fmt.Errorf(`--output must be "json" or empty, not %q`, opts.output))
 	}
@@ -70,7 +73,7 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	if err != nil {
 		return err
 	}
-	run, err := opts.files.connect(ctx, getter, streams.In, statusReadFailed)
+	run, err := opts.files.connectTargets(ctx, getter, streams.In, args, statusReadFailed)
 	if err != nil {
 		return err
 	}

@@ -57,14 +57,20 @@ func newVersionCommand(getter *genericclioptions.ConfigFlags, streams genericioo
 			}
 			client := clientVersion()
 			info := versionInfo{ClientVersion: &client}
+			var serverErr error
 			if !opts.client {
-				server, err := serverVersion(getter)
-				if err != nil {
-					fmt.Fprintf(streams.ErrOut, "Server Version: unavailable (%v)\n", err)
-				}
-				info.ServerVersion = server
+				info.ServerVersion, serverErr = serverVersion(getter)
 			}
-			return printVersion(streams, info, opts.output)
+			if err := printVersion(streams, info, opts.output); err != nil {
+				return err
+			}
+			// As kubectl: the client version printed, then the server's
+			// error (its sentence for a refused connection), exit 1.
+			if serverErr != nil {
+				unreachable, _ := asUnreachable(serverErr)
+				return withCode(exitFailed, unreachable)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&opts.client, "client", false, "print the client version only, without contacting the server")

@@ -22,10 +22,10 @@ import (
 // another client counts as failed, at once), printing a
 // line per object as it gets there, and the rest at the timeout, then a
 // summary on stderr. Ready lines go to stdout with the default output,
-// else to stderr, so -o name|yaml|json stay parseable. Any object failed
+// else to stderr, so -o name|yaml|json|events stay parseable. Any object failed
 // or not ready makes the error, which names them with their reasons.
 func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams,
-	events []apply.Event, timeout time.Duration, output string) error {
+	events []apply.Event, timeout time.Duration, printer *eventPrinter) error {
 	targets, _ := apply.WaitTargets(events)
 	if len(targets) == 0 {
 		return nil
@@ -39,7 +39,7 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 		return runFailed(fmt.Errorf("waiting for readiness: %w", err))
 	}
 	readyOut := streams.Out
-	if output != "" {
+	if printer.output != "" {
 		readyOut = streams.ErrOut
 	}
 	bar := newProgress(streams.ErrOut)
@@ -52,6 +52,7 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 	results, err := wait.Ready(ctx, client, targets, wait.Options{Timeout: timeout, Retry: apply.NewRetry(cfg.Timeout),
 		OnResult: func(_ int, r wait.Result) {
 			bar.clear()
+			printer.json.wait(r)
 			if err := printReadiness(readyOut, streams.ErrOut, r, timeout); err != nil {
 				unprinted++
 				fmt.Fprintf(streams.ErrOut, "error: %s ready, but printing it failed: %v\n", r.Target.Ref(), err)

@@ -31,6 +31,9 @@ type runAnswers struct {
 	// before its first LIST).
 	mappings sync.Map
 	schemas  *schema.Resolver
+	// ssa and isBuiltin serve server-side apply computed locally.
+	ssa       *ssaTypes
+	isBuiltin func(k8sschema.GroupVersionKind) bool
 
 	dynamic dynamic.Interface
 	retry   func(context.Context, func() error) error
@@ -39,7 +42,7 @@ type runAnswers struct {
 // newRunAnswers gives a run its own answers over c's clients; requests go
 // through the run's retry rule and end with ctx.
 func newRunAnswers(ctx context.Context, c Clients, isBuiltin func(k8sschema.GroupVersionKind) bool, retry func(context.Context, func() error) error) *runAnswers {
-	a := &runAnswers{mapper: c.Mapper, dynamic: c.Dynamic, retry: retry}
+	a := &runAnswers{mapper: c.Mapper, dynamic: c.Dynamic, retry: retry, isBuiltin: isBuiltin}
 	cfg := schema.ResolverConfig{IsBuiltin: isBuiltin, Overrides: c.MergeKeys}
 	if c.OpenAPI != nil {
 		cfg.Source = &openAPISource{ctx: ctx, client: openapi.NewClientWithContext(c.OpenAPI), retry: retry}
@@ -50,6 +53,7 @@ func newRunAnswers(ctx context.Context, c Clients, isBuiltin func(k8sschema.Grou
 		}
 	}
 	a.schemas = schema.NewResolver(cfg)
+	a.ssa = newSSATypes(cfg.Source)
 	return a
 }
 

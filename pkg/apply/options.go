@@ -17,7 +17,8 @@ type DryRun int
 const (
 	// NoDryRun writes to the cluster.
 	NoDryRun DryRun = iota
-	// ClientDryRun computes every plan locally and sends no write.
+	// ClientDryRun computes every plan locally and sends no write; with
+	// ServerSide, each apply is computed locally (see LocalServerSideNote).
 	ClientDryRun
 	// ServerDryRun sends every write with dryRun=All, so admission and
 	// defaulting show, and nothing is persisted.
@@ -156,6 +157,9 @@ type settings struct {
 	NoManagedFields bool
 	ChunkSize       int64
 	FileFromLive    func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// localServerSide is PlanOptions.LocalServerSide. (A run with
+	// ServerSide and ClientDryRun always computes its applies locally.)
+	localServerSide bool
 	// Parallel is the Applier's (Clients.Parallel).
 	Parallel int
 }

@@ -24,6 +24,11 @@ type PlanOptions struct {
 	// Without it, the plan is computed locally and nothing but reads is
 	// sent.
 	ServerDryRun bool
+	// LocalServerSide, with Write.ServerSide and without ServerDryRun,
+	// computes each apply item's result (Merged) locally, as the server
+	// would: structured-merge-diff on the live managedFields, with no
+	// request but reads; see LocalServerSideNote for what it cannot know.
+	LocalServerSide bool
 	// Prune, when set, adds a Prune item per object Apply with the same
 	// Options.Prune would delete.
 	Prune *PruneOptions
@@ -44,7 +49,7 @@ type PlanOptions struct {
 // dry runs of the writes are planOne's, sent explicitly.
 func (o PlanOptions) settings() settings {
 	return settings{WriteOptions: o.Write, DryRun: ClientDryRun, Prune: o.Prune,
-		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize}
+		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize, localServerSide: o.LocalServerSide}
 }
 
 // PlanError lists the objects (and files) that could not be planned; the

@@ -111,6 +111,9 @@ func (r *runner) planServerSide(ctx context.Context, client dynamic.ResourceInte
 	if live == nil {
 		ev.Outcome = Created
 	}
+	if r.opts.localServerSide && !r.planning.serverDryRun {
+		return it, ev, r.planLocalServerSide(o, live, body, &it, &ev)
+	}
 	if !r.planning.serverDryRun || !r.dryRunnable(o, &ev) {
 		return it, ev, nil
 	}

@@ -80,7 +80,7 @@ func (r *runner) writeItem(ctx context.Context, client dynamic.ResourceInterface
 			written, err = r.sendCreate(ctx, client, o, body, opts)
 			return err
 		})
-		return written, err
+		return written, refusedDryRun(o.Obj, dryRun, err)
 	}
 	patch, err := it.Patch.WithResourceVersion(rv)
 	if err != nil {
@@ -95,7 +95,7 @@ func (r *runner) writeItem(ctx context.Context, client dynamic.ResourceInterface
 		written, err = r.sendPatch(ctx, client, o, patch.Type.K8s(), patch.Data, opts)
 		return err
 	})
-	return written, err
+	return written, refusedDryRun(o.Obj, dryRun, err)
 }
 
 // sendRemoval deletes the item's object if it is still the one planned

@@ -78,7 +78,7 @@ func (r *runner) sendApply(ctx context.Context, client dynamic.ResourceInterface
 		applied, err = client.Patch(ctx, body.GetName(), types.ApplyPatchType, data, opts)
 		return err
 	})
-	return applied, err
+	return applied, refusedDryRun(body, opts.DryRun, err)
 }
 
 // withoutRecord is body without its last-applied annotations.

@@ -48,6 +48,10 @@ func (r *runner) createOrUpdate(ctx context.Context, o *object, lives *liveIndex
 			live = nil
 		}
 		return r.applySubresource(ctx, client, o, live)
+	case r.opts.ServerSide && r.opts.DryRun == ClientDryRun && !exists:
+		return r.localServerSideApply(o, nil)
+	case r.opts.ServerSide && r.opts.DryRun == ClientDryRun:
+		return r.localServerSideApply(o, live)
 	case r.opts.ServerSide && !exists:
 		return r.serverSideApply(ctx, client, o, nil)
 	case r.opts.ServerSide:

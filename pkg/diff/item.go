@@ -17,7 +17,7 @@ import (
 // or delete. Its changes, with their owners, explain the diff. The
 // caller names the object (Ref) and its file (Source is the item's).
 func FromItem(it plan.Item, live map[string]any) (Object, error) {
-	obj := Object{Name: kubectlName(it.ID), Source: it.Source.File, Live: live}
+	obj := Object{Name: kubectlName(it.ID), ID: it.ID, Source: it.Source.File, Live: live}
 	after, err := afterOf(it, live)
 	if err != nil {
 		return obj, err

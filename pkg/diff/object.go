@@ -2,6 +2,7 @@ package diff
 
 import (
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/plan"
 
 	"github.com/kapply/kapply/pkg/merge"
 )
@@ -12,6 +13,8 @@ type Object struct {
 	Name string
 	// Ref names the object as kubectl prints it (deployment.apps/web -n ns).
 	Ref string
+	// ID is the object's identity, for machine-read output (-o events).
+	ID plan.ID
 	// Source is the file the object came from.
 	Source string
 	// Live is the object now; nil when apply would create it.
