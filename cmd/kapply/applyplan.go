@@ -166,9 +166,10 @@ func executePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, str
 	for _, it := range p.Items {
 		printer.serverSide = printer.serverSide || it.Action == plan.Apply
 	}
-	cascade, err := parseCascade(opts.prune.cascade) // checked by toRun
+	// The cascade of --cascade reaches the run's options only with --prune.
+	cascade, err := parseCascade(opts.prune.cascade)
 	if err != nil {
-		return runFailed(err)
+		return withCode(exitError, err)
 	}
 	w := runOpts.Write
 	events, err := applier.Execute(ctx, p, apply.ExecuteOptions{FieldManager: w.FieldManager,

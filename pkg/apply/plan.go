@@ -53,10 +53,25 @@ func (o PlanOptions) settings() settings {
 }
 
 // PlanError lists the objects (and files) that could not be planned; the
-// plan holds the others.
+// plan holds the others. An object's failure is a *PlanFailure, in input
+// order; the failures of files that could not be loaded and of pruning
+// follow, as plain errors.
 type PlanError struct {
 	Errs []error
 }
+
+// PlanFailure is the failure of the object at Index in the input to be
+// planned. Event is the failed event, as Apply would give it: its object,
+// the live object when it was read (a caller masks a Secret's values in
+// the message with them) and the warnings before the failure.
+type PlanFailure struct {
+	Index int
+	Event Event
+}
+
+func (e *PlanFailure) Error() string { return e.Event.Err.Error() }
+
+func (e *PlanFailure) Unwrap() error { return e.Event.Err }
 
 func (e *PlanError) Error() string { return errors.Join(e.Errs...).Error() }
 
@@ -91,8 +106,14 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	if err != nil {
 		return nil, err
 	}
-	sink := &planSink{items: make([]*plan.Item, len(objects)), serverDryRun: opts.ServerDryRun}
+	sink := &planSink{serverDryRun: opts.ServerDryRun}
+	if !opts.StreamOnly {
+		sink.items = make([]*plan.Item, len(objects))
+	}
 	r.planning = sink
+	// The items hold what the plan needs of each object: the run keeps of
+	// its events only what happened (see Options.Lean).
+	r.opts.Lean = true
 	r.opts.OnEvent = func(i int, ev Event) {
 		if it := sink.take(i, objects[i], ev); it != nil && opts.OnItem != nil {
 			opts.OnItem(i, *it, ev.Live)
@@ -100,9 +121,9 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	}
 	events := r.applyAll(ctx, objects, func() error { return nil })
 	var failed []error
-	for _, ev := range events {
+	for i, ev := range events {
 		if ev.Outcome == Failed {
-			failed = append(failed, ev.Err)
+			failed = append(failed, &PlanFailure{Index: i, Event: ev})
 		}
 	}
 	failed = append(failed, in.Errors...)
@@ -113,7 +134,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	}
 	for _, ph := range phases(objects) {
 		for _, i := range ph.indexes {
-			if sink.items[i] != nil {
+			if sink.items != nil && sink.items[i] != nil {
 				keep(*sink.items[i])
 			}
 		}
@@ -129,6 +150,9 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 				keep(it)
 			case Failed:
 				failed = append(failed, ev.Err)
+			default:
+				// Left alone on purpose (a Namespace): no item, a word why.
+				p.Warnings = append(p.Warnings, ev.Warnings...)
 			}
 		}
 	}
@@ -138,7 +162,8 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	return p, nil
 }
 
-// planSink collects a planning run's items by input index.
+// planSink collects a planning run's items by input index (none when the
+// plan is only streamed).
 type planSink struct {
 	serverDryRun bool
 	mu           sync.Mutex
@@ -169,7 +194,9 @@ func (s *planSink) take(i int, o *object, ev Event) *plan.Item {
 		return nil
 	}
 	it.Warnings = ev.Warnings
-	s.items[i] = &it
+	if s.items != nil {
+		s.items[i] = &it
+	}
 	return &it
 }
 
