@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
@@ -99,19 +98,9 @@ func walkChanges(a, b any, at fieldpath.Path, paths *[]string) {
 	am, aIsMap := a.(map[string]any)
 	bm, bIsMap := b.(map[string]any)
 	if aIsMap && bIsMap {
-		keys := make([]string, 0, len(am)+len(bm))
-		for k := range am {
-			keys = append(keys, k)
-		}
-		for k := range bm {
-			if _, both := am[k]; !both {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			walkChanges(am[k], bm[k], at.Child(fieldpath.Field(k)), paths)
-		}
+		fieldpath.EachField(at, am, bm, func(p fieldpath.Path, av, bv any) {
+			walkChanges(av, bv, p, paths)
+		})
 		return
 	}
 	al, aIsList := a.([]any)

@@ -47,31 +47,18 @@ func serverSideChanges(body, live, result *unstructured.Unstructured) ([]plan.Ch
 
 // walkDifferences calls fn for each field of a and b whose values differ
 // (fieldpath.Equal): nested maps field by field, in key order; anything
-// else whole. A field one side lacks is nil there. Hand-written: SMD's
-// typed comparison needs a typed schema, which a custom resource may lack,
-// and its paths are not the plan's fieldpath.Path.
+// else whole. A field one side lacks is nil there.
 func walkDifferences(at fieldpath.Path, a, b map[string]any, fn func(p fieldpath.Path, old, new any)) {
-	keys := make([]string, 0, len(a)+len(b))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		p := at.Child(fieldpath.Field(k))
-		am, aMap := a[k].(map[string]any)
-		bm, bMap := b[k].(map[string]any)
+	fieldpath.EachField(at, a, b, func(p fieldpath.Path, av, bv any) {
+		am, aMap := av.(map[string]any)
+		bm, bMap := bv.(map[string]any)
 		switch {
 		case aMap && bMap:
 			walkDifferences(p, am, bm, fn)
-		case !fieldpath.Equal(a[k], b[k]):
-			fn(p, a[k], b[k])
+		case !fieldpath.Equal(av, bv):
+			fn(p, av, bv)
 		}
-	}
+	})
 }
 
 // skippedByServerSideChanges: status, and the metadata every write sets.

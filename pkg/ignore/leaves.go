@@ -30,23 +30,11 @@ func changedLeaves(a, b map[string]any) []fieldpath.Path {
 }
 
 func walkMaps(at fieldpath.Path, a, b map[string]any, out *[]fieldpath.Path) {
-	keys := make([]string, 0, len(a)+len(b))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
+	fieldpath.EachField(at, a, b, func(p fieldpath.Path, av, bv any) {
+		if !isNoise(p) {
+			walk(p, av, bv, out)
 		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		p := at.Child(fieldpath.Field(k))
-		if isNoise(p) {
-			continue
-		}
-		walk(p, a[k], b[k], out)
-	}
+	})
 }
 
 func walk(p fieldpath.Path, a, b any, out *[]fieldpath.Path) {

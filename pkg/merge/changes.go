@@ -73,7 +73,7 @@ func (e *explainer) add(where *at, old, new any, r Reason) {
 // object explains the fields of a map present on both live and merged (or
 // one side of a subtree added or removed whole).
 func (e *explainer) object(where *at, parent Reason, l, f, c, m map[string]any, n *schema.Node) {
-	for _, k := range unionKeys(c, m) {
+	for _, k := range fieldpath.UnionKeys(c, m) {
 		s := side{}
 		s.l, s.inL = l[k]
 		s.f, s.inF = f[k]

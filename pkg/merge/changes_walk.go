@@ -1,19 +1,5 @@
 package merge
 
-import "slices"
-
-// unionKeys returns the keys of both maps, sorted.
-func unionKeys(a, b map[string]any) []string {
-	keys := sortedKeys(a)
-	for k := range b {
-		if _, inA := a[k]; !inA {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // unionOrder returns the keys of merged elements in merged order, then those
 // only live has, in live order.
 func unionOrder(ck, mk []keyed) []string {
