@@ -2,6 +2,7 @@ package ignore
 
 import (
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -19,7 +20,7 @@ func (rs *Rules) Strip(id plan.ID, managed Managed, sides ...map[string]any) []m
 			out[i] = side
 			continue
 		}
-		c := deepCopy(side).(map[string]any)
+		c := merge.DeepCopy(side).(map[string]any)
 		for _, r := range rules {
 			r.hits.Add(int64(removeAll(c, r.pathsIn(c, managed))))
 		}
@@ -77,14 +78,14 @@ func FilterChanges(changes []plan.Change, strippedLive, strippedAfter map[string
 // RespectIgnoreDifferences). The paths are those the rules name on live
 // and on file; the fields changed are returned.
 func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any) (map[string]any, []fieldpath.Path) {
-	out := deepCopy(file).(map[string]any)
+	out := merge.DeepCopy(file).(map[string]any)
 	var set, drop []fieldpath.Path
 	for _, r := range rs.For(id) {
 		fromLive := r.pathsIn(live, managed)
 		r.hits.Add(int64(len(fromLive)))
 		for _, p := range fromLive {
 			v, _ := p.Lookup(live)
-			if setPath(out, p, deepCopy(v)) {
+			if setPath(out, p, merge.DeepCopy(v)) {
 				set = append(set, p)
 			}
 		}
@@ -96,25 +97,6 @@ func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any)
 	}
 	removeAll(out, drop)
 	return out, append(set, drop...)
-}
-
-// deepCopy copies maps and lists; scalars are shared (immutable).
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
 }
 
 // Kept reports whether a change at p survives the rules: its field is on

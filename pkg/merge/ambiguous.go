@@ -46,7 +46,7 @@ func (m *merger) mergeAmbiguous(where *at, lists map[Side][]keyed, n *schema.Nod
 	for _, ce := range lists[Live] {
 		all = append(all, item{key: ce.key})
 		if !managed[ce.key] {
-			left = append(left, item{key: ce.key, val: deepCopy(ce.m)})
+			left = append(left, item{key: ce.key, val: DeepCopy(ce.m)})
 		}
 	}
 	return groupDuplicates(interleave(left, right, positions(all))), nil

@@ -51,7 +51,7 @@ func (m *merger) survivors(lk, fk, ck []keyed, right []item, cIdx map[string]int
 			kept = append(kept, item{key: ce.key})
 		}
 		if !inF[ce.key] && !removed[ce.key] {
-			left = append(left, item{key: ce.key, val: deepCopy(ce.m)})
+			left = append(left, item{key: ce.key, val: DeepCopy(ce.m)})
 		}
 	}
 	if !m.strategic {

@@ -74,7 +74,7 @@ func (m *merger) mergeSet(where *at, l, f, c []any) ([]any, error) {
 	inF := keySet(right)
 	removed := keySet(lItems)
 	if m.strategic && keepsLiveOrder(lItems, fItems, cItems, inF) {
-		return deepCopy(c).([]any), nil
+		return DeepCopy(c).([]any), nil
 	}
 	var left []item
 	for _, it := range cItems {

@@ -53,7 +53,7 @@ func keepUnmanaged(out, l, f, c map[string]any, retainOnly bool) {
 		if _, inL := l[k]; inL || retainOnly {
 			continue
 		}
-		out[k] = deepCopy(v)
+		out[k] = DeepCopy(v)
 	}
 }
 

@@ -44,20 +44,22 @@ func finiteShape(f float64) shape {
 	return scalarShape
 }
 
-// deepCopy copies maps and lists so the merged object shares nothing with
-// the inputs; scalars are immutable.
-func deepCopy(v any) any {
+// DeepCopy copies the maps and lists of a decoded JSON value, so that the
+// copy shares nothing with the original; scalars, immutable, are shared.
+// Unlike runtime.DeepCopyJSONValue it takes any scalar type (an int built
+// in code, not only JSON's int64) instead of panicking on one.
+func DeepCopy(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = deepCopy(e)
+			out[k] = DeepCopy(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = deepCopy(e)
+			out[i] = DeepCopy(e)
 		}
 		return out
 	}
