@@ -37,7 +37,7 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 		return nil, err
 	}
 	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace},
-		Timeout: opts.Timeout, DryRun: opts.DryRun, Cascade: opts.Cascade})
+		Options: Options{Timeout: opts.Timeout, DryRun: opts.DryRun}, Cascade: opts.Cascade})
 	if err != nil {
 		return nil, err
 	}

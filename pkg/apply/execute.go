@@ -64,7 +64,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	}
 	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation,
 		Namespace: opts.Namespace, SecretRecord: opts.SecretRecord, ForceConflicts: opts.ForceConflicts},
-		Timeout: opts.Timeout, Cascade: opts.Cascade})
+		Options: Options{Timeout: opts.Timeout}, Cascade: opts.Cascade})
 	if err != nil {
 		return nil, err
 	}

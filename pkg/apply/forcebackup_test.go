@@ -40,7 +40,7 @@ func TestSaveBackupWritesARestorableManifest(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var told string
-	r := &runner{opts: settings{Force: &ForceOptions{BackupDir: dir, OnBackup: func(_ *unstructured.Unstructured, _ plan.Source, path string) { told = path }}}}
+	r := &runner{opts: settings{Options: Options{Force: &ForceOptions{BackupDir: dir, OnBackup: func(_ *unstructured.Unstructured, _ plan.Source, path string) { told = path }}}}}
 	saved, err := r.saveBackup(&object{Obj: &live}, &live)
 	if err != nil {
 		t.Fatal(err)

@@ -131,20 +131,13 @@ type Options struct {
 
 // settings are what a run reads, whichever operation started it: the
 // operation's own options (Options, PlanOptions, ExecuteOptions,
-// DeleteOptions) and the Applier's (parallel).
+// DeleteOptions) and the Applier's (parallel). Apply's Options hold the
+// most, so they are embedded whole, with their Write moved to the embedded
+// WriteOptions (left empty in Options) so the run reads one copy.
 type settings struct {
 	WriteOptions
-	DryRun          DryRun
-	Timeout         time.Duration
-	Prune           *PruneOptions
-	Force           *ForceOptions
-	Cascade         metav1.DeletionPropagation
-	Progress        func(done, total int)
-	OnEvent         func(index int, ev Event)
-	Lean            bool
-	NoManagedFields bool
-	ChunkSize       int64
-	FileFromLive    func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	Options
+	Cascade metav1.DeletionPropagation
 	// localServerSide is PlanOptions.LocalServerSide. (A run with
 	// ServerSide and ClientDryRun always computes its applies locally.)
 	localServerSide bool
@@ -154,9 +147,8 @@ type settings struct {
 
 // settings are the run's settings for Apply.
 func (o Options) settings() settings {
-	s := settings{WriteOptions: o.Write, DryRun: o.DryRun, Timeout: o.Timeout, Prune: o.Prune, Force: o.Force,
-		Progress: o.Progress, OnEvent: o.OnEvent, Lean: o.Lean, NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize,
-		FileFromLive: o.FileFromLive}
+	s := settings{WriteOptions: o.Write, Options: o}
+	s.Options.Write = WriteOptions{}
 	if o.Prune != nil {
 		s.Cascade = o.Prune.Cascade
 	}

@@ -48,8 +48,8 @@ type PlanOptions struct {
 // run would write (a prune, an ApplySet parent) sends nothing; the server
 // dry runs of the writes are planOne's, sent explicitly.
 func (o PlanOptions) settings() settings {
-	return settings{WriteOptions: o.Write, DryRun: ClientDryRun, Prune: o.Prune,
-		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize, localServerSide: o.LocalServerSide}
+	return settings{WriteOptions: o.Write, Options: Options{DryRun: ClientDryRun, Prune: o.Prune,
+		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize}, localServerSide: o.LocalServerSide}
 }
 
 // PlanError lists the objects (and files) that could not be planned; the
