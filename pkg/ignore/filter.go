@@ -95,7 +95,30 @@ func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any)
 		}
 	}
 	removeAll(out, drop)
+	keepServerFieldsOut(out, file)
 	return out, append(set, drop...)
+}
+
+// keepServerFieldsOut gives out the file's own state of the metadata the
+// server writes (resourceVersion, uid, managedFields, ...) and of the
+// last-applied records: a rule naming the whole metadata or object copies
+// them from live, and in the request they would lock on a stale version
+// and fill the record, so that every apply writes again.
+func keepServerFieldsOut(out, file map[string]any) {
+	var paths []fieldpath.Path
+	for _, f := range noiseMetadata {
+		paths = append(paths, fieldpath.Fields("metadata", f))
+	}
+	for _, a := range recordAnnotations {
+		paths = append(paths, fieldpath.Fields("metadata", "annotations", a))
+	}
+	for _, p := range paths {
+		if v, err := p.Lookup(file); err == nil {
+			setPath(out, p, deepCopy(v))
+		} else {
+			_ = p.Remove(out) // absent from out too: nothing to remove
+		}
+	}
 }
 
 // deepCopy copies maps and lists; scalars are shared (immutable).

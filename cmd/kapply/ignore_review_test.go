@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapply/kapply/internal/testcluster"
+)
+
+// TestRespectIgnoreOfMetadataKeepsServerFieldsOut: a rule that ignores
+// the whole metadata (or the whole object) under apply --respect-ignore
+// copies the live labels and annotations into the file, but never what
+// the server writes — resourceVersion, uid, managedFields,
+// creationTimestamp — nor the last-applied record itself: those in the
+// request would lock on a stale version and fill the record, and every
+// apply would write again. A second apply is unchanged.
+func TestRespectIgnoreOfMetadataKeepsServerFieldsOut(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c1, labels: {a: b}}\ndata: {k: v}\n"})
+	if r := kapply(t, "apply", "-f", dir, "-n", ns); r.code != 0 {
+		t.Fatalf("apply: exit %d: %s", r.code, r.stderr)
+	}
+	configMaps := dynClient(t).Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace(ns)
+	for _, rule := range []string{"kind=ConfigMap,pointer=/metadata", "kind=ConfigMap,jq=.[]"} {
+		var last string
+		for i := 1; i <= 2; i++ {
+			r := kapply(t, "apply", "-f", dir, "-n", ns, "--respect-ignore", "--ignore", rule)
+			if r.code != 0 {
+				t.Fatalf("apply --respect-ignore --ignore %s: exit %d: %s", rule, r.code, r.stderr)
+			}
+			last = r.stdout
+			live, err := configMaps.Get(context.Background(), "c1", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			record := live.GetAnnotations()["kubectl.kubernetes.io/last-applied-configuration"]
+			for _, field := range []string{"resourceVersion", "managedFields", "uid", "creationTimestamp", "last-applied-configuration"} {
+				if strings.Contains(record, field) {
+					t.Errorf("--ignore %s, apply #%d: the last-applied record holds the server's %s: %s", rule, i, field, record)
+				}
+			}
+		}
+		if !strings.Contains(last, "configmap/c1 unchanged") {
+			t.Errorf("--ignore %s: the second apply --respect-ignore wrote again, want unchanged:\n%s", rule, last)
+		}
+	}
+}
