@@ -1,8 +1,10 @@
 package ignore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -44,8 +46,16 @@ func ReadFile(name string) ([]*Rule, error) {
 // (pointers parse, jq compiles) and an error names name and the line.
 func Parse(name string, data []byte) ([]*Rule, error) {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, yamlError(name, err)
+	}
+	// A second document's rules would be dropped without a word.
+	var next yaml.Node
+	if err := dec.Decode(&next); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(name, err)
+	} else if err == nil && len(next.Content) > 0 && next.Content[0].Tag != "!!null" {
+		return nil, &LineError{File: name, Line: next.Content[0].Line, Err: fmt.Errorf("a second document: a rules file holds one (put every rule under its rules:)")}
 	}
 	if len(doc.Content) == 0 {
 		return nil, &LineError{File: name, Line: 1, Err: fmt.Errorf("empty: expected apiVersion: %s, kind: %s, rules: [...]", APIVersion, Kind)}
