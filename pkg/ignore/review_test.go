@@ -31,3 +31,20 @@ func TestIgnoreFileSecondDocumentRefused(t *testing.T) {
 	}
 }
 
+// TestIgnoreFileAnchorsAndMerges: YAML's anchors, aliases and merge keys
+// are YAML; a rule that is an alias, or merges another, is read (and the
+// keys it merges are checked as a rule's own).
+func TestIgnoreFileAnchorsAndMerges(t *testing.T) {
+	head := "apiVersion: kapply.dev/v1alpha1\nkind: IgnoreRules\nrules:\n- &cm {kind: ConfigMap, jsonPointers: [/data/k]}\n"
+	rules, err := Parse("rules.yaml", []byte(head+"- *cm\n- <<: *cm\n  name: web\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 3 || rules[1].Kind != "ConfigMap" || rules[2].Name != "web" || len(rules[2].JSONPointers) != 1 {
+		t.Fatalf("rules %+v, want the anchored rule, its alias, and a merge of it named web", rules)
+	}
+	_, err = Parse("rules.yaml", []byte(head+"- <<: {kind: A, jsonPointer: [/a]}\n  name: web\n"))
+	if err == nil || !strings.Contains(err.Error(), "jsonPointer") {
+		t.Errorf("a merged misspelt key: error %v, want one naming jsonPointer", err)
+	}
+}
