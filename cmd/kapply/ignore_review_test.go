@@ -50,3 +50,29 @@ func TestRespectIgnoreOfMetadataKeepsServerFieldsOut(t *testing.T) {
 		}
 	}
 }
+
+// TestRespectIgnoreJQTimeoutFailsTheObject: a jq expression that runs out
+// of its time on an object has an unknown answer, not "no field": under
+// apply --respect-ignore taking it for no match wrote the file's value
+// over the live one the rule meant to keep. The object fails instead,
+// naming the rule; live is left as it was.
+func TestRespectIgnoreJQTimeoutFailsTheObject(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c1}\ndata: {k: v}\n"})
+	if r := kapply(t, "apply", "-f", dir, "-n", ns); r.code != 0 {
+		t.Fatalf("apply: exit %d: %s", r.code, r.stderr)
+	}
+	writeFile(t, dir, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c1}\ndata: {k: v2}\n")
+	r := kapply(t, "apply", "-f", dir, "-n", ns, "--respect-ignore", "--ignore", "kind=ConfigMap,jq=.data.k, (def forever: forever; forever)")
+	if r.code != 1 || !strings.Contains(r.stderr, "configmap") || !strings.Contains(r.stderr, "--ignore #1") {
+		t.Errorf("apply --respect-ignore with a jq expression that never ends: exit %d, want 1 naming the object and the rule:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	live, err := dynClient(t).Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace(ns).Get(context.Background(), "c1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := live.Object["data"].(map[string]any)["k"]; k != "v" {
+		t.Errorf("data.k = %v after the failed apply, want v (the live value the rule keeps)", k)
+	}
+}

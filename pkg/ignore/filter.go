@@ -75,12 +75,16 @@ func FilterChanges(changes []plan.Change, strippedLive, strippedAfter map[string
 // holds live's value, or is absent where live lacks it: apply
 // --respect-ignore then leaves those fields as they are live (Argo CD's
 // RespectIgnoreDifferences). The paths are those the rules name on live
-// and on file; the fields changed are returned.
-func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any) (map[string]any, []fieldpath.Path) {
+// and on file; the fields changed are returned. The error is a jq
+// expression that ran out of time: which fields to keep is unknown.
+func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any) (map[string]any, []fieldpath.Path, error) {
 	out := deepCopy(file).(map[string]any)
 	var set, drop []fieldpath.Path
 	for _, r := range rs.For(id) {
-		fromLive := r.pathsIn(live, managed)
+		fromLive, err := r.pathsInTimed(live, managed)
+		if err != nil {
+			return nil, nil, err
+		}
 		r.hits.Add(int64(len(fromLive)))
 		for _, p := range fromLive {
 			v, _ := p.Lookup(live)
@@ -88,7 +92,11 @@ func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any)
 				set = append(set, p)
 			}
 		}
-		for _, p := range r.pathsIn(file, managed) {
+		fromFile, err := r.pathsInTimed(file, managed)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range fromFile {
 			if !exists(p, live) {
 				drop = append(drop, p)
 			}
@@ -96,7 +104,7 @@ func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any)
 	}
 	removeAll(out, drop)
 	keepServerFieldsOut(out, file)
-	return out, append(set, drop...)
+	return out, append(set, drop...), nil
 }
 
 // keepServerFieldsOut gives out the file's own state of the metadata the
