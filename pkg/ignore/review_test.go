@@ -3,6 +3,9 @@ package ignore
 import (
 	"strings"
 	"testing"
+
+	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // TestIgnoreFileSecondDocumentRefused: a rules file is one document; the
@@ -46,5 +49,34 @@ func TestIgnoreFileAnchorsAndMerges(t *testing.T) {
 	_, err = Parse("rules.yaml", []byte(head+"- <<: {kind: A, jsonPointer: [/a]}\n  name: web\n"))
 	if err == nil || !strings.Contains(err.Error(), "jsonPointer") {
 		t.Errorf("a merged misspelt key: error %v, want one naming jsonPointer", err)
+	}
+}
+
+// TestIgnoreJQOfPathKeepsValuesIntact: a suggested jq expression selects
+// its element by the key's value as it is; a value holding " | .." (an
+// env var's name may) was rewritten by the cleanup of the expression's
+// own pipes, and the rule, re-read from --suggest-ignore's output,
+// silenced nothing.
+func TestIgnoreJQOfPathKeepsValuesIntact(t *testing.T) {
+	o := obj(t, `
+spec:
+  containers:
+  - name: app
+    env: [{name: "A | ..B", value: "1"}, {name: C, value: "2"}]
+  finalizers: ["f | ..g", h]
+`)
+	env := fieldpath.Fields("spec", "containers").Child(fieldpath.Key([]fieldpath.KeyValue{{Name: "name", Value: "app"}})).
+		Child(fieldpath.Field("env")).Child(fieldpath.Key([]fieldpath.KeyValue{{Name: "name", Value: "A | ..B"}}))
+	for name, p := range map[string]fieldpath.Path{
+		"env value": env.Child(fieldpath.Field("value")),
+		"finalizer": fieldpath.Fields("spec", "finalizers").Child(fieldpath.Value("f | ..g")),
+	} {
+		r, err := ParseFlag("jq="+JQ(p), 1)
+		if err != nil {
+			t.Fatalf("%s: jq %q: %v", name, JQ(p), err)
+		}
+		if rs := (&Rules{list: []*Rule{r}}); !rs.Ignored(plan.ID{}, nil, o, p) {
+			t.Errorf("%s: jq %q does not select %s", name, JQ(p), p)
+		}
 	}
 }
