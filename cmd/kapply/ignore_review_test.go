@@ -76,3 +76,46 @@ func TestRespectIgnoreJQTimeoutFailsTheObject(t *testing.T) {
 		t.Errorf("data.k = %v after the failed apply, want v (the live value the rule keeps)", k)
 	}
 }
+
+// TestIgnoreRulesOnSecretsNeverPrintValues: ignore rules on a Secret, in
+// every output of diff (text, --explain, --suggest-ignore, markdown,
+// html, json), in status, and in apply --respect-ignore, print no value
+// of the Secret, live or from the file.
+func TestIgnoreRulesOnSecretsNeverPrintValues(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	secret := func(a, b string) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata: {name: s1}\nstringData: {a: " + a + ", b: " + b + "}\n"
+	}
+	dir := writeFiles(t, map[string]string{"s.yaml": secret("liveAAA1", "liveBBB1")})
+	if r := kapply(t, "apply", "-f", dir, "-n", ns); r.code != 0 {
+		t.Fatalf("apply: exit %d: %s", r.code, r.stderr)
+	}
+	writeFile(t, dir, "s.yaml", secret("fileAAA2", "fileBBB2"))
+	values := []string{"liveAAA1", "liveBBB1", "fileAAA2", "fileBBB2"}
+	for _, v := range append([]string{}, values...) { // base64 too
+		values = append(values, b64(v))
+	}
+	rule := "kind=Secret,pointer=/data/a"
+	runs := [][]string{
+		{"diff", "--ignore", rule},
+		{"diff", "--ignore", rule, "--explain"},
+		{"diff", "--ignore", rule, "--suggest-ignore"},
+		{"diff", "--ignore", rule, "-o", "markdown"},
+		{"diff", "--ignore", rule, "-o", "html"},
+		{"diff", "--ignore", "kind=Secret,jq=.data[]", "--explain"},
+		{"status", "--ignore", rule},
+		{"apply", "--respect-ignore", "--ignore", rule},
+	}
+	for _, args := range runs {
+		r := kapply(t, append(args, "-f", dir, "-n", ns)...)
+		if r.code > 1 {
+			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+		for _, v := range values {
+			if strings.Contains(r.stdout+r.stderr, v) {
+				t.Errorf("%v prints a Secret value (%s):\n%s%s", args, v, r.stdout, r.stderr)
+			}
+		}
+	}
+}
