@@ -119,3 +119,40 @@ func TestIgnoreRulesOnSecretsNeverPrintValues(t *testing.T) {
 		}
 	}
 }
+
+// TestRespectIgnorePositionNamesOneElement: a pointer with a list
+// position ("a number under a list is a position") names, under apply
+// --respect-ignore, the live element at that position; when the file
+// holds another element there (its containers reordered), copying the
+// live value gave one container another's image. The object fails
+// instead, naming the rule; live is left as it was.
+func TestRespectIgnorePositionNamesOneElement(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"web.yaml": ignoreWeb})
+	if r := kapply(t, "apply", "-f", dir, "-n", ns); r.code != 0 {
+		t.Fatalf("apply: exit %d: %s", r.code, r.stderr)
+	}
+	reordered := strings.Replace(ignoreWeb, "      - {name: web, image: \"nginx:1.27\"}\n      - {name: sidecar, image: \"busybox:1\"}\n",
+		"      - {name: sidecar, image: \"busybox:1\"}\n      - {name: web, image: \"nginx:1.27\"}\n", 1)
+	if reordered == ignoreWeb {
+		t.Fatal("the containers were not reordered")
+	}
+	writeFile(t, dir, "web.yaml", reordered)
+	r := kapply(t, "apply", "-f", dir, "-n", ns, "--respect-ignore", "--ignore", "kind=Deployment,pointer=/spec/template/spec/containers/1/image")
+	live, err := dynClient(t).Resource(deployments).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := map[string]string{}
+	for _, c := range live.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any) {
+		c := c.(map[string]any)
+		images[c["name"].(string)] = c["image"].(string)
+	}
+	if images["web"] != "nginx:1.27" || images["sidecar"] != "busybox:1" {
+		t.Errorf("after apply --respect-ignore (exit %d) the images are %v, want web nginx:1.27 and sidecar busybox:1:\n%s%s", r.code, images, r.stdout, r.stderr)
+	}
+	if r.code != 1 || !strings.Contains(r.stderr, "--ignore #1") {
+		t.Errorf("exit %d, want 1 naming the rule:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -1,6 +1,8 @@
 package ignore
 
 import (
+	"fmt"
+
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -87,6 +89,9 @@ func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any)
 		}
 		r.hits.Add(int64(len(fromLive)))
 		for _, p := range fromLive {
+			if err := samePositions(p, live, out); err != nil {
+				return nil, nil, fmt.Errorf("ignore rule %s: %w", r.Origin, err)
+			}
 			v, _ := p.Lookup(live)
 			if setPath(out, p, deepCopy(v)) {
 				set = append(set, p)
