@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -47,6 +48,15 @@ type Clients struct {
 	// RequestTimeout, when set, bounds each request; a retry window longer
 	// than it is shortened to it.
 	RequestTimeout time.Duration
+	// Backoff spaces the attempts at requests an unavailable server did not
+	// take; zero means DefaultBackoff.
+	Backoff wait.Backoff
+	// RetryWindow bounds those attempts (see DefaultRetryWindow, the
+	// default); a shorter RequestTimeout shortens it.
+	RetryWindow time.Duration
+	// Parallel bounds how many objects a run of the Applier writes at once
+	// (default DefaultParallel).
+	Parallel int
 }
 
 // NewClients builds the clients of cfg with kapply's transport rules: an

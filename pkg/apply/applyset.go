@@ -62,15 +62,15 @@ func (r *runner) parseApplySet(ref string) (*applySet, error) {
 		gvr, name = schema.ParseGroupResource(resource).WithVersion(""), rest
 	}
 	if name == "" {
-		return nil, fmt.Errorf("Options.ApplySet %q: the parent's name is empty", ref)
+		return nil, fmt.Errorf("PruneOptions.ApplySet %q: the parent's name is empty", ref)
 	}
 	gvk, err := r.mapper.KindFor(gvr)
 	if err != nil {
-		return nil, fmt.Errorf("Options.ApplySet %q: %w", ref, err)
+		return nil, fmt.Errorf("PruneOptions.ApplySet %q: %w", ref, err)
 	}
 	mapping, err := r.mapper.RESTMapping(gvk.GroupKind())
 	if err != nil {
-		return nil, fmt.Errorf("Options.ApplySet %q: %w", ref, err)
+		return nil, fmt.Errorf("PruneOptions.ApplySet %q: %w", ref, err)
 	}
 	set := &applySet{mapping: mapping, name: name, tooling: applySetTooling,
 		currentKinds: sets.New[schema.GroupKind](), updatedKinds: sets.New[schema.GroupKind](),

@@ -24,7 +24,6 @@ type DeleteOptions struct {
 	Timeout        time.Duration
 	IgnoreNotFound bool
 	DryRun         DryRun
-	Parallel       int
 }
 
 // Delete deletes the objects the files declare: dependents first, then
@@ -35,8 +34,8 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 	if err != nil {
 		return nil, err
 	}
-	r, err := a.runner(ctx, Options{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace,
-		Timeout: opts.Timeout, DryRun: opts.DryRun, Parallel: opts.Parallel, Cascade: opts.Cascade}.withDefaults())
+	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace},
+		Timeout: opts.Timeout, DryRun: opts.DryRun, Cascade: opts.Cascade})
 	if err != nil {
 		return nil, err
 	}

@@ -120,8 +120,8 @@ func (r *runner) planEditOf(ctx context.Context, o *object, edit func([]byte) ([
 
 // ownershipRunner starts a run for one ownership operation.
 func (a *Applier) ownershipRunner(ctx context.Context, namespace string, w RecordWrite) (*runner, error) {
-	return a.runner(ctx, Options{Namespace: cmp.Or(namespace, metav1.NamespaceDefault),
-		DryRun: w.DryRun, FieldManager: w.FieldManager}.withDefaults())
+	return a.runner(ctx, settings{WriteOptions: WriteOptions{Namespace: cmp.Or(namespace, metav1.NamespaceDefault),
+		FieldManager: w.FieldManager}, DryRun: w.DryRun})
 }
 
 // planThenWrite maps and plans every object before it writes any, so that

@@ -93,8 +93,8 @@ func (r *runner) prunable(objects []*object, applied []Event, loadErrs []error) 
 		// dropped (a rename); pruning now would leave neither. An ApplySet
 		// parent keeps the superset written before applying.
 		return fmt.Errorf("not pruning: %d object(s) failed to apply; nothing is deleted until a run applies every object", failedObjects(applied))
-	case len(objects) == 0 && !r.opts.PruneAllowEmpty:
-		return fmt.Errorf("not pruning: no objects were loaded, which would delete every member; set Options.PruneAllowEmpty to mean it")
+	case len(objects) == 0 && !r.opts.Prune.AllowEmpty:
+		return fmt.Errorf("not pruning: no objects were loaded, which would delete every member; set PruneOptions.AllowEmpty to mean it")
 	}
 	return nil
 }
@@ -190,7 +190,7 @@ func (r *runner) pruneBySelector(ctx context.Context, objects []*object, keep de
 	var found []candidate
 	var events []Event
 	for _, mapping := range mappings {
-		more, err := r.listCandidates(ctx, mapping, namespaces, r.opts.Selector, func(live *unstructured.Unstructured) bool {
+		more, err := r.listCandidates(ctx, mapping, namespaces, r.opts.Prune.Selector, func(live *unstructured.Unstructured) bool {
 			return keep.lacks(live) && lastapplied.HasRecord(live)
 		})
 		if err != nil {
@@ -243,12 +243,12 @@ var defaultPruneAllowlist = []schema.GroupVersionKind{
 // core group), or kubectl's default list. explicit reports a user list.
 func (r *runner) pruneAllowlist() (mappings []*meta.RESTMapping, explicit bool, err error) {
 	gvks := defaultPruneAllowlist
-	if len(r.opts.PruneAllowlist) > 0 {
+	if len(r.opts.Prune.Allowlist) > 0 {
 		gvks, explicit = nil, true
-		for _, entry := range r.opts.PruneAllowlist {
+		for _, entry := range r.opts.Prune.Allowlist {
 			parts := splitGVK(entry)
 			if parts == nil {
-				return nil, false, fmt.Errorf("Options.PruneAllowlist %q: want group/version/kind, e.g. core/v1/ConfigMap or apps/v1/Deployment", entry)
+				return nil, false, fmt.Errorf("PruneOptions.Allowlist %q: want group/version/kind, e.g. core/v1/ConfigMap or apps/v1/Deployment", entry)
 			}
 			gvks = append(gvks, *parts)
 		}

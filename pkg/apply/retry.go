@@ -49,10 +49,11 @@ type retries struct {
 	outageSince time.Time
 }
 
-// newRetries builds the run's retry rule from its options and the client's
-// request timeout (--request-timeout; zero when unset).
-func newRetries(opts Options, requestTimeout time.Duration) *retries {
-	r := &retries{backoff: opts.Backoff, window: opts.RetryWindow}
+// newRetries builds the run's retry rule from the Applier's backoff and
+// window and the client's request timeout (--request-timeout; zero when
+// unset).
+func newRetries(backoff wait.Backoff, window, requestTimeout time.Duration) *retries {
+	r := &retries{backoff: backoff, window: window}
 	if r.backoff.Steps == 0 {
 		r.backoff = DefaultBackoff
 	}

@@ -101,7 +101,7 @@ func stormClient(t *testing.T, srv *httptest.Server) dynamic.ResourceInterface {
 func TestRetryWindowEndsAStorm(t *testing.T) {
 	srv, hits := stormServer(t, http.StatusTooManyRequests)
 	client := stormClient(t, srv)
-	p := newRetries(Options{RetryWindow: 1500 * time.Millisecond}, 0)
+	p := newRetries(wait.Backoff{}, 1500*time.Millisecond, 0)
 	start := time.Now()
 	err := p.do(context.Background(), func() error {
 		_, err := client.Get(context.Background(), "a", metav1.GetOptions{})
@@ -128,7 +128,7 @@ func TestRetryWindowEndsAStorm(t *testing.T) {
 func TestRetryOutageIsTheRunsWindow(t *testing.T) {
 	srv, hits := stormServer(t, http.StatusServiceUnavailable)
 	client := stormClient(t, srv)
-	p := newRetries(Options{RetryWindow: 500 * time.Millisecond, Backoff: wait.Backoff{Steps: 100, Duration: 20 * time.Millisecond, Factor: 1.5}}, 0)
+	p := newRetries(wait.Backoff{Steps: 100, Duration: 20 * time.Millisecond, Factor: 1.5}, 500*time.Millisecond, 0)
 	get := func() error {
 		_, err := client.Get(context.Background(), "a", metav1.GetOptions{})
 		return err
@@ -154,7 +154,7 @@ func TestRetryOutageIsTheRunsWindow(t *testing.T) {
 // TestRetrySleepEndsWithTheContext: SIGINT (the run's context ending)
 // stops a retry while it sleeps, at once.
 func TestRetrySleepEndsWithTheContext(t *testing.T) {
-	p := newRetries(Options{RetryWindow: time.Minute, Backoff: wait.Backoff{Steps: 100, Duration: 10 * time.Second}}, 0)
+	p := newRetries(wait.Backoff{Steps: 100, Duration: 10 * time.Second}, time.Minute, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
@@ -179,7 +179,7 @@ func TestRetryWindowFollowsRequestTimeout(t *testing.T) {
 		{5 * time.Second, 0, 5 * time.Second},
 		{5 * time.Second, time.Second, time.Second},
 	} {
-		if got := newRetries(Options{RetryWindow: c.opt}, c.timeout).window; got != c.want {
+		if got := newRetries(wait.Backoff{}, c.opt, c.timeout).window; got != c.want {
 			t.Errorf("RetryWindow %s, --request-timeout %s: window %s, want %s", c.opt, c.timeout, got, c.want)
 		}
 	}
@@ -189,7 +189,7 @@ func TestRetryWindowFollowsRequestTimeout(t *testing.T) {
 // was lost (a reset) is marked, so NotFound to a repeated delete can count
 // as done; after a refused connection (nothing was sent) it is not.
 func TestRetryAfterLostAnswerIsMarked(t *testing.T) {
-	p := newRetries(Options{Backoff: wait.Backoff{Steps: 5, Duration: time.Millisecond}}, 0)
+	p := newRetries(wait.Backoff{Steps: 5, Duration: time.Millisecond}, 0, 0)
 	notFound := apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, "a")
 	for _, c := range []struct {
 		first error

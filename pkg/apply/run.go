@@ -19,7 +19,7 @@ import (
 
 // runner holds what one run talks to the cluster with.
 type runner struct {
-	opts    Options
+	opts    settings
 	dynamic dynamic.Interface
 	lists   rest.Interface
 	// runAnswers are the run's own mappings and schemas.
@@ -67,11 +67,11 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	if err != nil {
 		return nil, err
 	}
-	r, err := a.runner(ctx, opts.withDefaults())
+	r, err := a.runner(ctx, opts.settings())
 	if err != nil {
 		return nil, err
 	}
-	if len(in.Objects) == 0 && len(in.Errors) == 0 && !r.opts.PruneAllowEmpty {
+	if len(in.Objects) == 0 && len(in.Errors) == 0 && (opts.Prune == nil || !opts.Prune.AllowEmpty) {
 		return nil, ErrNoObjects
 	}
 	if err := r.reachServer(ctx); err != nil {
@@ -84,7 +84,7 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	// The parent goes after the Namespaces: it may live in one of them.
 	events := r.applyAll(ctx, objects, func() error { return r.recordSuperset(ctx, set) })
 	var pruned []Event
-	if r.opts.Prune {
+	if r.opts.Prune != nil {
 		pruned = r.prune(ctx, set, objects, events, in.Errors)
 	}
 	for _, err := range in.Errors {
@@ -111,10 +111,10 @@ func (r *runner) recordSuperset(ctx context.Context, set *applySet) error {
 // startApplySet reads the run's ApplySet and labels the objects as its
 // members.
 func (r *runner) startApplySet(ctx context.Context, objects []*object) (*applySet, error) {
-	if r.opts.ApplySet == "" {
+	if r.opts.Prune == nil || r.opts.Prune.ApplySet == "" {
 		return nil, nil
 	}
-	set, err := r.parseApplySet(r.opts.ApplySet)
+	set, err := r.parseApplySet(r.opts.Prune.ApplySet)
 	if err != nil {
 		return nil, err
 	}
@@ -140,9 +140,12 @@ func (r *runner) prune(ctx context.Context, set *applySet, objects []*object, ap
 	return r.pruneBySelector(ctx, objects, keep)
 }
 
-// runner starts a run, with answers of its own (see runAnswers).
-func (a *Applier) runner(ctx context.Context, opts Options) (*runner, error) {
+// runner starts a run with the operation's settings, the Applier's
+// parallelism and answers of its own (see runAnswers).
+func (a *Applier) runner(ctx context.Context, opts settings) (*runner, error) {
 	c := a.clients
+	opts.Parallel = c.Parallel
+	opts = opts.withDefaults()
 	builtins, err := a.builtins()
 	if err != nil {
 		return nil, err
@@ -151,7 +154,7 @@ func (a *Applier) runner(ctx context.Context, opts Options) (*runner, error) {
 		meta.MaybeResetRESTMapper(c.Mapper)
 	}
 	r := &runner{opts: opts, dynamic: c.Dynamic, lists: rawClient(c.Lists), discovery: c.Discovery,
-		host: c.Host, retries: newRetries(opts, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
+		host: c.Host, retries: newRetries(c.Backoff, c.RetryWindow, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
 	r.runAnswers = newRunAnswers(ctx, c, builtins.Recognizes, r.retryTransient)
 	return r, nil
 }

@@ -44,5 +44,5 @@ func WaitTargets(events []Event) (targets []wait.Target, places []int) {
 // run retries its LISTs as a run does. requestTimeout is the client's
 // (--request-timeout; zero when unset).
 func NewRetry(requestTimeout time.Duration) func(ctx context.Context, request func() error) error {
-	return newRetries(Options{}, requestTimeout).do
+	return newRetries(DefaultBackoff, 0, requestTimeout).do
 }
