@@ -37,7 +37,7 @@ type ExecuteOptions struct {
 	Objects   Input
 	Namespace string
 	// ApplySet, the parent reference the plan was made with
-	// (PlanOptions.ApplySet), has the parent record the plan's members;
+	// (PlanOptions.Prune.ApplySet), has the parent record the plan's members;
 	// every member item must carry the set's label.
 	ApplySet     string
 	SecretRecord lastapplied.SecretRecord

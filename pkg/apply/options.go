@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
@@ -58,22 +59,9 @@ type WriteOptions struct {
 	SecretRecord lastapplied.SecretRecord
 }
 
-// PruneOptions say what a run deletes that the files no longer declare:
-// members of ApplySet when it is set, else (kubectl's older form) objects
-// matching Selector of the kinds in Allowlist.
-type PruneOptions struct {
-	// Selector is the label selector the objects were loaded with
-	// (kubectl's -l); selector pruning deletes what matches it.
-	Selector string
-	// ApplySet is the parent reference [RESOURCE[.GROUP]/]NAME (KEP-3659).
-	ApplySet string
-	// Allowlist lists group/version/kind entries for selector pruning.
-	Allowlist []string
-	// AllowEmpty lets a run with no objects prune every member.
-	AllowEmpty bool
-	// Cascade is the propagation policy of pruning's deletions.
-	Cascade metav1.DeletionPropagation
-}
+// PruneOptions are prune.Options. The alias is for the transition from
+// the fields of one Options to the parts each operation reads.
+type PruneOptions = prune.Options
 
 // ForceOptions are kubectl apply --force's: an object whose patch the
 // server refuses as invalid (an immutable field) or keeps conflicting on

@@ -138,7 +138,7 @@ func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace s
 		return nil, err
 	}
 	plans := make([]T, len(objects))
-	sinks := make([]*warningSink, len(objects))
+	sinks := make([]warningSink, len(objects))
 	for i, o := range objects {
 		var objCtx context.Context
 		objCtx, sinks[i] = withWarningSink(ctx)
@@ -153,7 +153,7 @@ func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace s
 	}
 	for i := range plans {
 		res := result(&plans[i])
-		r.sendRecord(context.WithValue(ctx, warningSinkKey{}, sinks[i]), objects[i], res)
+		r.sendRecord(sinks[i].In(ctx), objects[i], res)
 		res.Warnings = sinks[i].texts()
 	}
 	return plans, nil
