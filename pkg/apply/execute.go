@@ -257,6 +257,10 @@ func (r *runner) executeVerified(ctx context.Context, o *object, it plan.Item, s
 		if it, err = r.withFileSecret(it, secrets, live); err != nil {
 			return o.event(Event{Outcome: Failed, Err: err, Live: live})
 		}
+		// The event's object holds the values the write sends, so that a
+		// server error quoting them is masked (as the file's object is
+		// in a run without a plan); the plan's object keeps digests.
+		o.Obj = secrets[it.ID].Obj
 		if it.Action == plan.Create {
 			o.Obj = &unstructured.Unstructured{Object: it.Merged}
 		}
