@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/kapply/kapply/internal/fixture"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +55,29 @@ func TestApplyPlanMasksSecretValueInServerError(t *testing.T) {
 			}
 			assertAbsent(t, what, r.stdout+r.stderr, []string{value, b64(value)})
 		}
+	}
+}
+
+// TestConfirmTableShowsControlCharactersEscaped: a custom resource's
+// field (under preserve-unknown-fields, where any key is allowed) named
+// with a newline and tabs cannot add a row to the table a person
+// confirms: the field's name is printed quoted, on its object's row.
+func TestConfirmTableShowsControlCharactersEscaped(t *testing.T) {
+	ns := cluster.Namespace(t)
+	group := "spoof.example.com"
+	mustRunKapply(t, "apply", "-f", writeFiles(t, map[string]string{"crd.yaml": fixture.WidgetCRD(group)}))
+	t.Cleanup(func() { kapply(t, "delete", "crd", "widgets."+group) })
+	dir := writeFiles(t, map[string]string{"w.yaml": fixture.Widget(group, "", "w", "config: {a: 1}")})
+	mustRunKapply(t, "apply", "-f", dir, "-n", ns)
+	spoof := `"x\nkube-system\tSecret\tadmin\tdelete"`
+	writeFile(t, dir, "w.yaml", fixture.Widget(group, "", "w", "config: {a: 1, "+spoof+": 2}"))
+	r := mustRunKapply(t, "apply", "-f", dir, "-n", ns, "--confirm", "--yes")
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(line, "kube-system") {
+			t.Errorf("a field's name added a row to the table:\n%s", r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout, `\n`) {
+		t.Errorf("the field's name is not shown escaped:\n%s", r.stdout)
 	}
 }
