@@ -81,3 +81,19 @@ func TestConfirmTableShowsControlCharactersEscaped(t *testing.T) {
 		t.Errorf("the field's name is not shown escaped:\n%s", r.stdout)
 	}
 }
+
+// TestApplyPlanSecretFromAnotherNamespace: a plan made with -n A, run
+// with the same files and -n B, finds no Secret of the plan in the files
+// (they land in B): it is refused, telling to give the files as the plan
+// was made, in words of the CLI (-f), not of the library.
+func TestApplyPlanSecretFromAnotherNamespace(t *testing.T) {
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"s.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {password: pw-in-file}\n"})
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	mustRunKapply(t, "plan", "-f", dir, "-n", ns, "-o", planFile)
+	r := kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", "default")
+	if r.code != exitFailed || strings.Contains(r.stderr, "ExecuteOptions") || !strings.Contains(r.stderr, "-f") || !strings.Contains(r.stderr, "namespace") {
+		t.Errorf("exit %d, want a refusal naming -f and the namespace\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	assertAbsent(t, "refusal", r.stdout+r.stderr, []string{"pw-in-file"})
+}

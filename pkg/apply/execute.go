@@ -222,7 +222,7 @@ func (x *execution) awaitCRDs(ctx context.Context, places []int) {
 
 // errRedacted refuses a Secret item whose values the plan keeps as
 // digests when the files' Secret was not given.
-var errRedacted = errors.New("the plan keeps this Secret's values as digests: give the files' objects (ExecuteOptions.Objects) to execute it")
+var errRedacted = errors.New("the plan keeps this Secret's values as digests, and the files' objects (ExecuteOptions.Objects) hold no such Secret: give the files the plan was made from, with the namespace it was made with")
 
 // executeItem reads the item's object, verifies the item against it and
 // writes it; the server's warnings about its requests become the event's.
