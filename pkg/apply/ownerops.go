@@ -120,8 +120,8 @@ func (r *runner) planEditOf(ctx context.Context, o *object, edit func([]byte) ([
 
 // ownershipRunner starts a run for one ownership operation.
 func (a *Applier) ownershipRunner(ctx context.Context, namespace string, w RecordWrite) (*runner, error) {
-	return a.runner(ctx, Options{Namespace: cmp.Or(namespace, metav1.NamespaceDefault),
-		DryRun: w.DryRun, FieldManager: w.FieldManager}.withDefaults())
+	return a.runner(ctx, settings{WriteOptions: WriteOptions{Namespace: cmp.Or(namespace, metav1.NamespaceDefault),
+		FieldManager: w.FieldManager}, DryRun: w.DryRun})
 }
 
 // planThenWrite maps and plans every object before it writes any, so that
@@ -138,7 +138,7 @@ func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace s
 		return nil, err
 	}
 	plans := make([]T, len(objects))
-	sinks := make([]*warningSink, len(objects))
+	sinks := make([]warningSink, len(objects))
 	for i, o := range objects {
 		var objCtx context.Context
 		objCtx, sinks[i] = withWarningSink(ctx)
@@ -153,7 +153,7 @@ func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace s
 	}
 	for i := range plans {
 		res := result(&plans[i])
-		r.sendRecord(context.WithValue(ctx, warningSinkKey{}, sinks[i]), objects[i], res)
+		r.sendRecord(sinks[i].In(ctx), objects[i], res)
 		res.Warnings = sinks[i].texts()
 	}
 	return plans, nil
