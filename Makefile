@@ -41,7 +41,7 @@ check:
 test: k8s-bin check
 	bash hack/chromium.sh
 	$(GO) test -race -count=1 -timeout 60m ./...
-	$(GO) test -count=1 -timeout 10m -run '$(HANDWRITTEN_TESTS)' ./pkg/diff ./pkg/load ./pkg/apply
+	$(GO) test -count=1 -timeout 10m -run '$(HANDWRITTEN_TESTS)' ./pkg/diff ./pkg/load ./pkg/apply ./pkg/cluster
 
 HANDWRITTEN_TESTS := ^(TestEmitYAML|TestKeyLess|FuzzYAMLEmit|TestFastYAML|FuzzFastYAML|TestReadLocal|FuzzReadLocal|TestDecodeList|TestDecodeWritten|FuzzDecodeList|FuzzDecodeWritten|TestWritesThroughTheListsClientAreTheDynamicClients)
 

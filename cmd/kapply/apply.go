@@ -172,9 +172,11 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	}
 	bar := newProgress(streams.ErrOut)
 	runOpts.Progress = bar.update
-	runOpts.OnForceBackup = func(obj *unstructured.Unstructured, _ plan.Source, path string) {
-		bar.clear()
-		fmt.Fprintf(streams.ErrOut, "kapply: saved %s to %s before deleting it for --force\n", apply.ObjectRef(obj), path)
+	if runOpts.Force != nil {
+		runOpts.Force.OnBackup = func(obj *unstructured.Unstructured, _ plan.Source, path string) {
+			bar.clear()
+			fmt.Fprintf(streams.ErrOut, "kapply: saved %s to %s before deleting it for --force\n", apply.ObjectRef(obj), path)
+		}
 	}
 	lines := printer.stream(streams, bar.clear)
 	if lines != nil {
@@ -213,7 +215,7 @@ func runApplyOn(ctx context.Context, getter *genericclioptions.ConfigFlags, stdi
 		return nil, err
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, mergeKeys)
+	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel})
 	if err != nil {
 		return nil, err
 	}
@@ -264,29 +266,30 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 	if err != nil {
 		return apply.Options{}, nil, fmt.Errorf("reading the namespace from kubeconfig: %w", err)
 	}
-	return apply.Options{
-		Selector:         opts.selector,
-		Namespace:        namespace,
-		EnforceNamespace: enforce,
-		FieldManager:     opts.fieldManager,
-		FieldValidation:  validation,
-		Timeout:          opts.timeout,
-		Parallel:         opts.parallel,
-		ChunkSize:        chunkSizeOption(opts.chunkSize),
-		DryRun:           dryRun,
-		Prune:            opts.prune.enabled,
-		ApplySet:         opts.prune.applySet,
-		PruneAllowlist:   opts.prune.allowlist,
-		PruneAllowEmpty:  opts.prune.allowEmpty,
-		Cascade:          cascade,
-		ServerSide:       opts.serverSide,
-		ForceConflicts:   opts.force,
-		Subresource:      opts.subresource,
-		NoOverwrite:      opts.noOverwrite,
-		Force:            opts.replace,
-		GracePeriod:      opts.gracePeriod,
-		SecretRecord:     secretRecord,
-	}, printer, nil
+	run := apply.Options{
+		Write: apply.WriteOptions{
+			Namespace:        namespace,
+			EnforceNamespace: enforce,
+			FieldManager:     opts.fieldManager,
+			FieldValidation:  validation,
+			ServerSide:       opts.serverSide,
+			ForceConflicts:   opts.force,
+			Subresource:      opts.subresource,
+			NoOverwrite:      opts.noOverwrite,
+			SecretRecord:     secretRecord,
+		},
+		Timeout:   opts.timeout,
+		ChunkSize: chunkSizeOption(opts.chunkSize),
+		DryRun:    dryRun,
+	}
+	if opts.prune.enabled {
+		run.Prune = &apply.PruneOptions{Selector: opts.selector, ApplySet: opts.prune.applySet,
+			Allowlist: opts.prune.allowlist, AllowEmpty: opts.prune.allowEmpty, Cascade: cascade}
+	}
+	if opts.replace {
+		run.Force = &apply.ForceOptions{GracePeriod: opts.gracePeriod, Cascade: cascade}
+	}
+	return run, printer, nil
 }
 
 // fieldValidation is the server's fieldValidation for --validate; empty

@@ -147,11 +147,11 @@ func loadPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin 
 				return nil, apply.Input{}, nil, fmt.Errorf("%s: the plan keeps the values of %s as digests: give the files the plan was made from with -f (their Secret must have the planned values)", opts.review.planFile, it.ID)
 			}
 		}
-		applier, err := newApplier(getter, nil)
+		applier, err := newApplier(getter, applierConfig{parallel: opts.parallel})
 		return applier, apply.Input{}, p, err
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, nil)
+	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{parallel: opts.parallel})
 	if err == nil && len(in.Errors) > 0 {
 		err = errors.Join(in.Errors...)
 	}
@@ -166,10 +166,16 @@ func executePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, str
 	for _, it := range p.Items {
 		printer.serverSide = printer.serverSide || it.Action == plan.Apply
 	}
-	events, err := applier.Execute(ctx, p, apply.ExecuteOptions{FieldManager: runOpts.FieldManager,
-		ForceConflicts: runOpts.ForceConflicts, FieldValidation: runOpts.FieldValidation, Cascade: runOpts.Cascade,
-		Timeout: runOpts.Timeout, Parallel: runOpts.Parallel, Objects: in, Namespace: runOpts.Namespace,
-		SecretRecord: runOpts.SecretRecord, ApplySet: runOpts.ApplySet})
+	// The cascade of --cascade reaches the run's options only with --prune.
+	cascade, err := parseCascade(opts.prune.cascade)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	w := runOpts.Write
+	events, err := applier.Execute(ctx, p, apply.ExecuteOptions{FieldManager: w.FieldManager,
+		ForceConflicts: w.ForceConflicts, FieldValidation: w.FieldValidation, Cascade: cascade,
+		Timeout: runOpts.Timeout, Objects: in, Namespace: w.Namespace,
+		SecretRecord: w.SecretRecord, ApplySet: opts.prune.applySet})
 	if err != nil && events == nil {
 		return runFailed(err)
 	}

@@ -19,13 +19,13 @@ import (
 // "-" reads stdin; --request-timeout bounds the read of each URL (the
 // loader takes it from getter). A load that ctx cut short (a signal) fails
 // as a whole, naming what it did not read.
-func loadAndConnect(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, files load.Files, selector string, mergeKeys []schema.Override) (*apply.Applier, apply.Input, error) {
+func loadAndConnect(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, files load.Files, selector string, cfg applierConfig) (*apply.Applier, apply.Input, error) {
 	files.Stdin = stdin
 	objects, errs := load.LoadContext(ctx, getter, files, selector)
 	if ctx.Err() != nil && len(errs) > 0 {
 		return nil, apply.Input{}, errors.Join(errs...)
 	}
-	applier, err := newApplier(getter, mergeKeys)
+	applier, err := newApplier(getter, cfg)
 	return applier, inputOf(objects, errs), err
 }
 
@@ -35,9 +35,18 @@ func inputOf(objects []*load.Object, errs []error) apply.Input {
 	return apply.Input{Objects: objs, Sources: sources, Errors: errs}
 }
 
+// applierConfig are the flags that configure the Applier itself rather
+// than one of its calls.
+type applierConfig struct {
+	// mergeKeys are --merge-key and --merge-key-file's declared keys.
+	mergeKeys []schema.Override
+	// parallel is --parallel (0: apply.DefaultParallel).
+	parallel int
+}
+
 // newApplier builds an Applier from the kubeconfig flags.
-func newApplier(getter genericclioptions.RESTClientGetter, mergeKeys []schema.Override) (*apply.Applier, error) {
-	cfg, err := getter.ToRESTConfig()
+func newApplier(getter genericclioptions.RESTClientGetter, cfg applierConfig) (*apply.Applier, error) {
+	restConfig, err := getter.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading cluster configuration: %w", err)
 	}
@@ -49,9 +58,10 @@ func newApplier(getter genericclioptions.RESTClientGetter, mergeKeys []schema.Ov
 	if err != nil {
 		return nil, fmt.Errorf("creating discovery client: %w", err)
 	}
-	clients, err := apply.NewClients(cfg, mapper, dc, mergeKeys)
+	clients, err := apply.NewClients(restConfig, mapper, dc, cfg.mergeKeys)
 	if err != nil {
 		return nil, err
 	}
+	clients.Parallel = cfg.parallel
 	return apply.NewApplier(clients), nil
 }

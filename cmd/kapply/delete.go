@@ -126,7 +126,6 @@ func (opts deleteOptions) toRun(getter *genericclioptions.ConfigFlags, args []st
 		Timeout:          opts.waitTimeout(),
 		IgnoreNotFound:   opts.ignoreNotFound,
 		DryRun:           dryRun,
-		Parallel:         opts.parallel,
 	}, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,8 +15,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/ownership"
-	"github.com/kapply/kapply/pkg/plan"
+	"github.com/kapply/kapply/pkg/load"
 )
 
 // Environment variables naming an external diff program; kapply's wins.
@@ -46,6 +44,7 @@ type diffOptions struct {
 	showSecrets  bool
 	explain      bool
 	summary      bool
+	savePlan     string
 	prune        pruneOptions
 	ignore       ignoreOptions
 	output       diffOutput
@@ -73,6 +72,9 @@ and the manager that owns it now. --summary prints one line per object.
 KAPPLY_EXTERNAL_DIFF (or KUBECTL_EXTERNAL_DIFF) names a program run on two
 directories, LIVE and MERGED, with a file per object, as kubectl does.
 
+--save-plan FILE also writes the plan the diff shows (kapply's versioned plan
+document; Secret values only as digests), even when some objects failed.
+
 Exit status: 0 no differences, 1 differences, 2 or more an error (also when some
 objects were diffed and others failed).`,
 		Example: `  # What would applying this tree change?
@@ -86,6 +88,9 @@ objects were diffed and others failed).`,
 
   # Also show what apply --prune would delete from the ApplySet "web"
   kapply diff -f manifests/ -R -n shop --prune --applyset=web
+
+  # Save the plan this diff shows, to review and apply later
+  kapply diff -f manifests/ -R --save-plan plan.json
 
   # With your own diff program
   KAPPLY_EXTERNAL_DIFF="meld" kapply diff -k overlays/prod
@@ -125,6 +130,7 @@ objects were diffed and others failed).`,
 	flags.BoolVar(&opts.showSecrets, "show-secrets", false, "show the values of Secrets instead of masks")
 	flags.BoolVar(&opts.explain, "explain", false, "after each diff, give every changed field's reason and current owners")
 	flags.BoolVar(&opts.summary, "summary", false, "print one line per object instead of the diffs")
+	addSavePlanFlag(flags, &opts.savePlan)
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "also show, as removed, what apply --prune would delete: members of --applyset, or objects matching -l")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet apply would prune from, [RESOURCE[.GROUP]/]NAME (see kapply apply --help)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds apply would prune, as group/version/kind")
@@ -145,22 +151,33 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	}
 	jsonOut := diffEvents(opts.output.format, streams.Out, runOpts.DryRun)
 	defer jsonOut.finishInto(&err)
-	early := newEarlyComparisons(printer, externalDiff() == "" && !opts.output.reports())
-	early.noise = noise
-	runOpts.OnEvent, runOpts.Lean = early.add, true
-	// Owners (--explain, manager rules) and the managedFields diff are read off them.
-	runOpts.NoManagedFields = !opts.showManaged && noise == nil
-	events, err := runApplyOn(ctx, getter, streams.In, opts.asApply(""), runOpts)
-	if errors.Is(err, apply.ErrNoObjects) {
-		// kubectl diff shows nothing for files without objects, and exits 0.
-		return nil
-	}
+	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	failures := failuresOf(events)
-	comparisons, failed := early.collect(streams.ErrOut, events)
-	differ, err := jsonOut.diff(comparisons, failures, failed)
+	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
+	applier, in, err := loadAndConnect(ctx, getter, streams.In, files, opts.selector, applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel})
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	view := newPlanView(printer, externalDiff() == "" && !opts.output.reports(), in.Objects)
+	view.noise = noise
+	// managedFields are kept where owners are read off them (--explain,
+	// manager rules, a saved plan's changes) or shown.
+	planOpts := planOptionsOf(runOpts, opts.showManaged || noise != nil || opts.savePlan != "")
+	planOpts.OnItem, planOpts.StreamOnly = view.add, opts.savePlan == ""
+	p, err := applier.Plan(ctx, in, planOpts)
+	planErr, partial := errors.AsType[*apply.PlanError](err)
+	switch {
+	case errors.Is(err, apply.ErrNoObjects):
+		// kubectl diff shows nothing for files without objects, and exits 0.
+		return nil
+	case err != nil && !partial:
+		return withCode(exitError, err)
+	}
+	comparisons, failed, total := view.collect(streams.ErrOut, p, planErr)
+	failures := failuresOf(failed)
+	differ, err := jsonOut.diff(comparisons, failures, len(failed))
 	if jsonOut == nil {
 		differ, err = showOutput(ctx, opts.ignore.diffStreams(streams), printer, opts.output, comparisons, failures)
 	}
@@ -170,91 +187,32 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	return diffExit(failed, len(events), differ)
+	if err := savePlan(getter, opts.savePlan, p); err != nil {
+		return withCode(exitError, err)
+	}
+	return diffExit(len(failed), total, differ)
 }
 
-// earlyComparisons compares each object as soon as its event comes, on the
-// run's workers, so that the run need not keep the objects (apply.Options
-// Lean) and the comparisons hold, unless an external program is to show
-// them, the text of each diff instead of both sides of every object.
-type earlyComparisons struct {
-	printer diff.Printer
-	render  bool
-	mu      sync.Mutex
-	byPlace map[int]comparedEvent
-	noise   *diffNoise
-}
-
-// comparedEvent is one event made ready to print: what goes to stderr
-// (warnings, errors) and the comparison, if any.
+// comparedEvent is one object made ready to print: what goes to stderr
+// (warnings, errors) and the comparison, or the failed event.
 type comparedEvent struct {
 	stderr     string
 	comparison *diff.Comparison
-	failed     bool
+	failure    *apply.Event
 }
 
-func newEarlyComparisons(printer diff.Printer, render bool) *earlyComparisons {
-	return &earlyComparisons{printer: printer, render: render, byPlace: map[int]comparedEvent{}}
-}
-
-// add compares the event of the object at place i; called concurrently.
-func (e *earlyComparisons) add(i int, ev apply.Event) {
-	c := compareEvent(maskEventSecrets([]apply.Event{ev})[0], e.printer.Options, e.noise)
-	if c.comparison != nil && e.render {
-		rendered, err := e.printer.Rendered(*c.comparison)
-		if err != nil {
-			c = comparedEvent{stderr: c.stderr + fmt.Sprintf("error: %v\n", err), failed: true}
-		} else {
-			c.comparison = &rendered
-		}
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.byPlace[i] = c
-}
-
-// collect writes to w, in input order, the warnings and errors of every
-// event, compares the events the run did not hand to add (files that could
-// not be loaded, pruning), and returns the comparisons and how many events
-// failed.
-func (e *earlyComparisons) collect(w io.Writer, events []apply.Event) (comparisons []diff.Comparison, failed int) {
-	for i, ev := range events {
-		c, early := e.byPlace[i]
-		if !early {
-			c = compareEvent(maskEventSecrets([]apply.Event{ev})[0], e.printer.Options, e.noise)
-		}
-		events[i] = apply.Event{Outcome: ev.Outcome}
-		io.WriteString(w, c.stderr)
-		if c.failed {
-			failed++
-		}
-		if c.comparison != nil {
-			comparisons = append(comparisons, *c.comparison)
-		}
-	}
-	return comparisons, failed
-}
-
-// compareEvent turns an event into a comparison, with its warnings and
-// errors as stderr lines.
-func compareEvent(ev apply.Event, opts diff.Options, noise *diffNoise) comparedEvent {
+// compareEvent turns the event of an object that could not be planned,
+// a file that could not be loaded or a step (pruning) into its warnings
+// and errors as stderr lines.
+func compareEvent(ev apply.Event) comparedEvent {
 	var stderr strings.Builder
 	printWarnings(&stderr, ev)
 	switch ev.Outcome {
 	case apply.Failed:
 		fmt.Fprintln(&stderr, failureMessage(ev.Err))
-		return comparedEvent{stderr: stderr.String(), failed: true}
-	case apply.Skipped:
-		return comparedEvent{stderr: stderr.String()}
+		return comparedEvent{stderr: stderr.String(), failure: &ev}
 	}
-	obj := diffObject(&stderr, ev, opts.Explain)
-	noise.adjust(ev, &obj)
-	c, err := diff.Compare(obj, opts)
-	if err != nil {
-		fmt.Fprintf(&stderr, "error: %v\n", err)
-		return comparedEvent{stderr: stderr.String(), failed: true}
-	}
-	return comparedEvent{stderr: stderr.String(), comparison: &c}
+	return comparedEvent{stderr: stderr.String()}
 }
 
 // asApply is the apply whose dry run diff shows.
@@ -290,41 +248,6 @@ func (opts diffOptions) toRun(getter *genericclioptions.ConfigFlags, out io.Writ
 		ShowManaged: opts.showManaged, ShowSecrets: opts.showSecrets, Explain: opts.explain, Color: color && !opts.output.reports(),
 		AllSides: externalDiff() != "" && !opts.summary}}
 	return runOpts, printer, err
-}
-
-// diffObject is the event as pkg/diff takes it; with explain, it carries
-// the live object's field owners.
-func diffObject(w io.Writer, ev apply.Event, explain bool) diff.Object {
-	obj := diff.Object{Name: kubectlName(ev), ID: plan.IDOf(ev.Object), Ref: apply.ObjectRef(ev.Object), Source: ev.Source.File, Live: content(ev.Live), After: content(ev.Result)}
-	if ev.Outcome == apply.Pruned {
-		obj.Live, obj.After = ev.Object.Object, nil
-	}
-	if ev.Plan != nil {
-		obj.Changes = ev.Plan.Changes
-	}
-	if explain && ev.Live != nil {
-		owners, err := ownership.Owners(ev.Live)
-		if err != nil {
-			fmt.Fprintf(w, "Warning: %s: owners not shown: %v\n", obj.Ref, err)
-			return obj
-		}
-		obj.Owners = owners
-	}
-	return obj
-}
-
-// kubectlName is kubectl diff's file name for the object:
-// group.version.Kind.namespace.name, without the group for the core group.
-func kubectlName(ev apply.Event) string {
-	gvk := ev.Object.GroupVersionKind()
-	if ev.Mapping != nil {
-		gvk = ev.Mapping.GroupVersionKind
-	}
-	name := fmt.Sprintf("%s.%s.%s.%s", gvk.Version, gvk.Kind, ev.Object.GetNamespace(), ev.Object.GetName())
-	if gvk.Group != "" {
-		name = gvk.Group + "." + name
-	}
-	return name
 }
 
 func content(u *unstructured.Unstructured) map[string]any {

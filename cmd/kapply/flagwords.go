@@ -7,17 +7,18 @@ import (
 )
 
 // The library's messages name the option that explains or cures a failure
-// as its Options field ("set Options.ForceConflicts to take them"); the
+// as its options field ("set WriteOptions.ForceConflicts to take them"); the
 // CLI shows the flag a user types instead, in every line it prints about
 // an object and in its final error.
 var flagWords = strings.NewReplacer(
-	"Options.ForceConflicts", "--force-conflicts",
-	"Options.PruneAllowEmpty", "--prune-allow-empty",
-	"Options.PruneAllowlist", "--prune-allowlist",
-	"Options.ApplySet", "--applyset",
-	"Options.FieldManager", "--field-manager",
-	"Options.Namespace", "--namespace",
-	"Options.NoOverwrite", "--overwrite=false",
+	"the files' objects (ExecuteOptions.Objects)", "the files given with -f",
+	"WriteOptions.ForceConflicts", "--force-conflicts",
+	"PruneOptions.AllowEmpty", "--prune-allow-empty",
+	"PruneOptions.Allowlist", "--prune-allowlist",
+	"PruneOptions.ApplySet", "--applyset",
+	"WriteOptions.FieldManager", "--field-manager",
+	"WriteOptions.Namespace", "--namespace",
+	"WriteOptions.NoOverwrite", "--overwrite=false",
 	"Options.Force", "--force",
 	"Options.Timeout", "--timeout",
 )

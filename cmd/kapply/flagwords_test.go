@@ -11,20 +11,20 @@ import (
 )
 
 // TestLibraryOptionsShowAsFlags: the library names options
-// (Options.ForceConflicts); what the CLI prints names the flags, in event
+// (WriteOptions.ForceConflicts); what the CLI prints names the flags, in event
 // errors and warnings and in the final error, and still unwraps.
 func TestLibraryOptionsShowAsFlags(t *testing.T) {
 	cause := errors.New("conflict")
-	err := fmt.Errorf("fields owned by other managers: set Options.ForceConflicts to take them: %w", cause)
-	events := eventsWithFlagNames([]apply.Event{{Outcome: apply.Failed, Err: err, Warnings: []string{"an Options.FieldManager of your own"}}})
+	err := fmt.Errorf("fields owned by other managers: set WriteOptions.ForceConflicts to take them: %w", cause)
+	events := eventsWithFlagNames([]apply.Event{{Outcome: apply.Failed, Err: err, Warnings: []string{"a WriteOptions.FieldManager of your own"}}})
 	if got := events[0].Err.Error(); got != "fields owned by other managers: set --force-conflicts to take them: conflict" || !errors.Is(events[0].Err, cause) {
 		t.Errorf("event error %q", got)
 	}
-	if got := events[0].Warnings[0]; got != "an --field-manager of your own" {
+	if got := events[0].Warnings[0]; got != "a --field-manager of your own" {
 		t.Errorf("warning %q", got)
 	}
 	var out strings.Builder
-	exitCode(withCode(exitError, fmt.Errorf("You must pass 'Options.Namespace=a' to perform this operation.")), &out)
+	exitCode(withCode(exitError, fmt.Errorf("You must pass 'WriteOptions.Namespace=a' to perform this operation.")), &out)
 	if out.String() != "error: You must pass '--namespace=a' to perform this operation.\n" {
 		t.Errorf("final error %q", out.String())
 	}

@@ -105,7 +105,10 @@ func (o ignoreOptions) forApply(runOpts *apply.Options) error {
 	// Manager rules read the live objects' managedFields.
 	runOpts.NoManagedFields = false
 	runOpts.FileFromLive = func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-		respected, _ := rules.Respect(plan.IDOf(file), managedOf(live), file.Object, live.Object)
+		respected, _, err := rules.Respect(plan.IDOf(file), managedOf(live), file.Object, live.Object)
+		if err != nil {
+			return nil, err
+		}
 		return &unstructured.Unstructured{Object: respected}, nil
 	}
 	return nil

@@ -153,7 +153,7 @@ func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFla
 	if err != nil {
 		return readFailed(err)
 	}
-	applier, err := newApplier(getter, nil)
+	applier, err := newApplier(getter, applierConfig{})
 	if err != nil {
 		return withCode(exitError, err)
 	}

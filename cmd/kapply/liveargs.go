@@ -31,7 +31,7 @@ var errNothingLeft = errors.New("nothing to delete")
 func (opts deleteOptions) connect(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, args []string) (*apply.Applier, apply.Input, error) {
 	if len(args) == 0 {
 		files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-		return loadAndConnect(ctx, getter, stdin, files, opts.selector, nil)
+		return loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{parallel: opts.parallel})
 	}
 	if len(opts.filenames) > 0 || opts.kustomize != "" {
 		return nil, apply.Input{}, load.ErrArgsAndFiles
@@ -48,7 +48,7 @@ func (opts deleteOptions) connect(ctx context.Context, getter *genericclioptions
 		return nil, apply.Input{}, errNothingLeft
 	}
 	knowSecrets(objects)
-	applier, err := newApplier(getter, nil)
+	applier, err := newApplier(getter, applierConfig{parallel: opts.parallel})
 	return applier, inputOf(objects, errs), err
 }
 
@@ -75,7 +75,7 @@ func (f fileFlags) connectTargets(ctx context.Context, getter *genericclioptions
 		}
 		t.Obj = declared
 	}
-	applier, err := newApplier(getter, nil)
+	applier, err := newApplier(getter, applierConfig{})
 	if err != nil {
 		return recordRun{}, withCode(exitError, err)
 	}

@@ -80,7 +80,7 @@ func runMigrate(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	if err != nil {
 		return readFailed(err)
 	}
-	applier, err := newApplier(getter, nil)
+	applier, err := newApplier(getter, applierConfig{})
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -136,13 +136,16 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 		return nil, apply.Input{}, nil, fmt.Errorf("reading the namespace from kubeconfig: %w", err)
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, mergeKeys)
+	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel})
 	if err != nil {
 		return nil, apply.Input{}, nil, err
 	}
-	p, err := applier.Plan(ctx, in, apply.PlanOptions{Namespace: namespace, EnforceNamespace: enforce,
-		FieldManager: opts.fieldManager, ServerSide: opts.serverSide, SecretRecord: secretRecord,
-		Prune: opts.prune.enabled, Selector: opts.selector, ApplySet: opts.prune.applySet, PruneAllowlist: opts.prune.allowlist})
+	planOpts := apply.PlanOptions{Write: apply.WriteOptions{Namespace: namespace, EnforceNamespace: enforce,
+		FieldManager: opts.fieldManager, ServerSide: opts.serverSide, SecretRecord: secretRecord}}
+	if opts.prune.enabled {
+		planOpts.Prune = &apply.PruneOptions{Selector: opts.selector, ApplySet: opts.prune.applySet, Allowlist: opts.prune.allowlist}
+	}
+	p, err := applier.Plan(ctx, in, planOpts)
 	if planErr := (*apply.PlanError)(nil); errors.As(err, &planErr) {
 		return nil, apply.Input{}, nil, errors.Join(append(planErr.Errs, errors.New("no plan was made: fix the objects above and plan again"))...)
 	}

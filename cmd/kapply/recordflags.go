@@ -51,7 +51,7 @@ func (f fileFlags) connect(ctx context.Context, getter *genericclioptions.Config
 	if err != nil {
 		return recordRun{}, readFailure(err)
 	}
-	applier, err := newApplier(getter, nil)
+	applier, err := newApplier(getter, applierConfig{})
 	if err != nil {
 		return recordRun{}, withCode(exitError, err)
 	}

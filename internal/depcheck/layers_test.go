@@ -11,14 +11,16 @@ const module = "github.com/kapply/kapply/"
 // layers are the packages of pkg/ by tier; a package may import those of
 // lower tiers only, so the arrows of the package map stay one-way:
 // cmd → load, apply, diff → plan → merge, ownership, cluster → lastapplied,
-// schema, export → fieldpath. pkg/apply builds on the tiers below it but not
-// on load: it takes plain objects (see TestLibraryTakesNoCLI).
+// schema, export → fieldpath; apply → apply/prune, delete → wait, plan,
+// cluster. pkg/apply builds on the tiers below it but not on load: it
+// takes plain objects (see TestLibraryTakesNoCLI).
 var layers = [][]string{
 	{"pkg/fieldpath", "pkg/secretmask"},
 	{"pkg/lastapplied", "pkg/schema"},
 	{"pkg/merge", "pkg/ownership", "pkg/export", "pkg/cluster"},
 	{"pkg/plan"},
 	{"pkg/load", "pkg/diff", "pkg/wait", "pkg/ignore"},
+	{"pkg/apply/prune", "pkg/delete"},
 	{"pkg/apply"},
 	{"pkg/fleet"},
 }

@@ -240,7 +240,7 @@ func TestNormalObjectKeepsKubectlsRecord(t *testing.T) {
 // it checks the server dry run the command is made of.
 func wantDiffClean(t *testing.T, w *world) {
 	t.Helper()
-	opts := fileRun{w.lastFile, apply.Options{Namespace: w.ns, DryRun: apply.ServerDryRun}}
+	opts := fileRun{w.lastFile, apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, DryRun: apply.ServerDryRun}}
 	wantOutcome(t, kapplyRunOpts(t, w, opts), apply.Unchanged)
 	bin := kapplyBinary(t)
 	if bin == "" {

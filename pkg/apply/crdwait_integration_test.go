@@ -39,7 +39,7 @@ func TestCRDsWithoutCustomResourcesAreNotWaitedFor(t *testing.T) {
 	mustKapply(t, w, writeManifest(t, w, crdNamed(group, "widgets", "Widget")))
 	path := writeManifest(t, w, crdNamed(group, "gizmos", "Widget"))
 	start := time.Now()
-	events := kapplyRunOpts(t, w, fileRun{path, apply.Options{Namespace: w.ns, Timeout: 3 * time.Second}})
+	events := kapplyRunOpts(t, w, fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, Timeout: 3 * time.Second}})
 	if ev := events[0]; ev.Outcome != apply.Created {
 		t.Fatalf("CRD with a taken kind: %s %v, want created", ev.Outcome, ev.Err)
 	}

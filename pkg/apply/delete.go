@@ -3,14 +3,16 @@ package apply
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
-	"github.com/kapply/kapply/pkg/wait"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kapply/kapply/pkg/delete"
+	"github.com/kapply/kapply/pkg/wait"
 )
 
 // DeleteOptions configure `kapply delete`.
@@ -24,7 +26,6 @@ type DeleteOptions struct {
 	Timeout        time.Duration
 	IgnoreNotFound bool
 	DryRun         DryRun
-	Parallel       int
 }
 
 // Delete deletes the objects the files declare: dependents first, then
@@ -35,8 +36,8 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 	if err != nil {
 		return nil, err
 	}
-	r, err := a.runner(ctx, Options{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace,
-		Timeout: opts.Timeout, DryRun: opts.DryRun, Parallel: opts.Parallel, Cascade: opts.Cascade}.withDefaults())
+	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace},
+		Timeout: opts.Timeout, DryRun: opts.DryRun, Cascade: opts.Cascade})
 	if err != nil {
 		return nil, err
 	}
@@ -45,18 +46,20 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 	}
 	loadErrs := in.Errors
 	var events []Event
-	order := phases(objects)
-	slices.Reverse(order)
-	for _, phase := range order {
+	kinds := make([]k8sschema.GroupKind, len(objects))
+	for i, o := range objects {
+		kinds[i] = o.Obj.GroupVersionKind().GroupKind()
+	}
+	for _, group := range delete.Order(kinds) {
 		done := make([]Event, len(objects))
-		forEachLimit(each(phase.indexes), r.opts.Parallel, func(i int) {
+		forEachLimit(each(group), r.opts.Parallel, func(i int) {
 			done[i] = r.deleteDeclared(ctx, objects[i], opts.IgnoreNotFound)
 		})
 		if opts.Wait && opts.DryRun == NoDryRun {
 			// Dependents are gone before the CRDs and Namespaces they need.
-			r.awaitGone(ctx, done, phase.indexes)
+			r.awaitGone(ctx, done, group)
 		}
-		for _, i := range phase.indexes {
+		for _, i := range group {
 			events = append(events, done[i])
 		}
 	}
@@ -87,27 +90,16 @@ func (r *runner) deleteOne(ctx context.Context, o *object, outcome Outcome) Even
 	if r.opts.DryRun == ClientDryRun {
 		return ev
 	}
-	opts := metav1.DeleteOptions{DryRun: r.serverDryRun()}
-	if r.opts.Cascade != "" {
-		opts.PropagationPolicy = &r.opts.Cascade
-	}
-	if uid := o.Obj.GetUID(); uid != "" {
-		// A pruned object is deleted only if it is still the one listed.
-		opts.Preconditions = &metav1.Preconditions{UID: &uid}
-	}
+	// A pruned object (one with a UID) is deleted only if it is still the
+	// one listed.
+	opts := delete.Request{Cascade: r.opts.Cascade, UID: o.Obj.GetUID(), DryRun: r.serverDryRun()}.Options()
 	client := r.resource(o)
 	var uid types.UID
 	err := r.retryTransient(ctx, func() (err error) {
 		uid, err = r.sendDelete(ctx, client, o, opts)
 		return err
 	})
-	switch {
-	case apierrors.IsNotFound(err) && answerWasLost(err):
-		err = nil // an earlier attempt deleted it; its answer was lost
-	case apierrors.IsNotFound(err) && outcome == Pruned:
-		// Pruning wants the object gone, and it is: another client (a
-		// concurrent run on the same set) deleted it since it was listed.
-		// kubectl stops its prune with an error here.
+	if delete.GoneAlready(err, answerWasLost(err), outcome == Pruned) {
 		err = nil
 	}
 	if err != nil {
@@ -150,23 +142,10 @@ func (r *runner) awaitGone(ctx context.Context, events []Event, indexes []int) {
 		i := places[n]
 		cause := err
 		if cause == nil {
-			cause = fmt.Errorf("still there after %s (%s)", r.timeout(), describeResult(res))
+			cause = fmt.Errorf("still there after %s (%s)", r.timeout(), delete.Describe(res))
 		}
 		ev := events[i]
 		events[i] = Event{Object: ev.Object, Source: ev.Source, Mapping: ev.Mapping, Outcome: Failed,
 			Err: ErrorOf(ev.Object, ev.Source, fmt.Errorf("waiting for the deletion to finish: %w", cause))}
 	}
-}
-
-// describeResult says where an object stands: its status, reason and
-// message.
-func describeResult(r wait.Result) string {
-	text := string(r.Status)
-	if r.Reason != "" {
-		text += ": " + r.Reason
-	}
-	if r.Message != "" {
-		text += ": " + r.Message
-	}
-	return text
 }

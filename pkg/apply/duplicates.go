@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kapply/kapply/internal/yamldoc"
 )
 
@@ -77,4 +80,14 @@ func whereIn(source string, objects []*object, copies []int) string {
 		list[n] = fmt.Sprint(p)
 	}
 	return fmt.Sprintf("%s (%s %s)", source, what, strings.Join(list, ", "))
+}
+
+// objectKey identifies an object across versions: group, kind, namespace, name.
+type objectKey struct {
+	gk              schema.GroupKind
+	namespace, name string
+}
+
+func keyOfObject(u *unstructured.Unstructured) objectKey {
+	return objectKey{gk: u.GroupVersionKind().GroupKind(), namespace: u.GetNamespace(), name: u.GetName()}
 }

@@ -54,7 +54,7 @@ func ExampleApplier_Adopt() {
 			fmt.Println("  the next apply changes", c.Path, "to", c.New)
 		}
 	}
-	if _, err := applier.Apply(ctx, objects, apply.Options{Namespace: ns}); err != nil {
+	if _, err := applier.Apply(ctx, objects, apply.Options{Write: apply.WriteOptions{Namespace: ns}}); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -80,7 +80,7 @@ func ExampleApplier_longLived() {
 		objects, err := decodeAll(manifest)
 		if err == nil {
 			var events []apply.Event
-			events, err = applier.Apply(context.Background(), apply.Input{Objects: objects}, apply.Options{Namespace: "example-long-lived"})
+			events, err = applier.Apply(context.Background(), apply.Input{Objects: objects}, apply.Options{Write: apply.WriteOptions{Namespace: "example-long-lived"}})
 			for _, ev := range events {
 				fmt.Println(apply.ObjectRef(ev.Object), ev.Outcome, ev.Err)
 			}

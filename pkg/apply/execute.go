@@ -29,8 +29,6 @@ type ExecuteOptions struct {
 	Cascade metav1.DeletionPropagation
 	// Timeout bounds the wait for the plan's CRDs to become established.
 	Timeout time.Duration
-	// Parallel bounds how many items are written at once (default 16).
-	Parallel int
 	// Objects are the files' objects the plan was made from, needed for a
 	// Secret whose values a saved plan keeps as digests: their values are
 	// put back (plan.Item.WithSecretValues) and must match the digests.
@@ -39,7 +37,7 @@ type ExecuteOptions struct {
 	Objects   Input
 	Namespace string
 	// ApplySet, the parent reference the plan was made with
-	// (PlanOptions.ApplySet), has the parent record the plan's members;
+	// (PlanOptions.Prune.ApplySet), has the parent record the plan's members;
 	// every member item must carry the set's label.
 	ApplySet     string
 	SecretRecord lastapplied.SecretRecord
@@ -64,9 +62,9 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	if p == nil {
 		return nil, errors.New("no plan to execute")
 	}
-	r, err := a.runner(ctx, Options{FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation,
-		Timeout: opts.Timeout, Parallel: opts.Parallel, Cascade: opts.Cascade, Namespace: opts.Namespace,
-		SecretRecord: opts.SecretRecord, ForceConflicts: opts.ForceConflicts}.withDefaults())
+	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation,
+		Namespace: opts.Namespace, SecretRecord: opts.SecretRecord, ForceConflicts: opts.ForceConflicts},
+		Timeout: opts.Timeout, Cascade: opts.Cascade})
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +220,7 @@ func (x *execution) awaitCRDs(ctx context.Context, places []int) {
 
 // errRedacted refuses a Secret item whose values the plan keeps as
 // digests when the files' Secret was not given.
-var errRedacted = errors.New("the plan keeps this Secret's values as digests: give the files' objects (ExecuteOptions.Objects) to execute it")
+var errRedacted = errors.New("the plan keeps this Secret's values as digests, and the files' objects (ExecuteOptions.Objects) hold no such Secret: give the files the plan was made from, with the namespace it was made with")
 
 // executeItem reads the item's object, verifies the item against it and
 // writes it; the server's warnings about its requests become the event's.
@@ -257,6 +255,10 @@ func (r *runner) executeVerified(ctx context.Context, o *object, it plan.Item, s
 		if it, err = r.withFileSecret(it, secrets, live); err != nil {
 			return o.event(Event{Outcome: Failed, Err: err, Live: live})
 		}
+		// The event's object holds the values the write sends, so that a
+		// server error quoting them is masked (as the file's object is
+		// in a run without a plan); the plan's object keeps digests.
+		o.Obj = secrets[it.ID].Obj
 		if it.Action == plan.Create {
 			o.Obj = &unstructured.Unstructured{Object: it.Merged}
 		}

@@ -264,7 +264,7 @@ func TestExecutePruneItem(t *testing.T) {
 		return cm
 	}
 	w.mustApply(labelled("keep"), labelled("drop"), labelled("changed"))
-	opts := apply.PlanOptions{Prune: true, Selector: "plan-prune=yes", PruneAllowlist: []string{"/v1/ConfigMap"}}
+	opts := apply.PlanOptions{Prune: &apply.PruneOptions{Selector: "plan-prune=yes", Allowlist: []string{"/v1/ConfigMap"}}}
 	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{labelled("keep")}}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +309,7 @@ func TestPlanCustomResourceOfANewCRD(t *testing.T) {
 		t.Fatal(err)
 	}
 	var streamed atomic.Int32
-	opts := apply.PlanOptions{Namespace: w.ns, OnItem: func(int, plan.Item, *unstructured.Unstructured) { streamed.Add(1) }}
+	opts := apply.PlanOptions{Write: apply.WriteOptions{Namespace: w.ns}, OnItem: func(int, plan.Item, *unstructured.Unstructured) { streamed.Add(1) }}
 	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: objects}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -348,7 +348,7 @@ func TestPlanServerDryRunAndServerSide(t *testing.T) {
 	if dataOf(result, "k") != "2" || dataOf(w.read(configMaps, "a"), "k") != "1" {
 		t.Errorf("dry run result %v, live %v: want the result with k=2, live unchanged", result.Object, w.read(configMaps, "a").Object)
 	}
-	p, err = w.applier.Plan(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{w.configMap("a", map[string]any{"k": "3"})}}, apply.PlanOptions{ServerSide: true})
+	p, err = w.applier.Plan(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{w.configMap("a", map[string]any{"k": "3"})}}, apply.PlanOptions{Write: apply.WriteOptions{ServerSide: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestPlanServerDryRunOfANewCRDsResource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: objects}, apply.PlanOptions{Namespace: w.ns, ServerDryRun: true})
+	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: objects}, apply.PlanOptions{Write: apply.WriteOptions{Namespace: w.ns}, ServerDryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}

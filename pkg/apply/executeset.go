@@ -6,6 +6,7 @@ import (
 
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -14,11 +15,11 @@ import (
 // written (an interrupted run forgets nobody), the members alone once
 // every item, prunes included, succeeded. Without it, a plan's new kinds
 // would be missing from the parent and never pruned later.
-func (r *runner) executeSet(ctx context.Context, ref string, p *plan.Plan) (*applySet, error) {
+func (r *runner) executeSet(ctx context.Context, ref string, p *plan.Plan) (*prune.Set, error) {
 	if ref == "" {
 		return nil, nil
 	}
-	set, err := r.parseApplySet(ref)
+	set, err := prune.ParseSet(ref, r.opts.Namespace, r.mapper)
 	if err != nil {
 		return nil, err
 	}
@@ -31,22 +32,21 @@ func (r *runner) executeSet(ctx context.Context, ref string, p *plan.Plan) (*app
 		}
 		// Planning labelled every member; an item without the set's label
 		// was planned for another set, or for none.
-		if id := it.Labels()[applySetPartOfLabel]; id != set.ID() {
-			return nil, fmt.Errorf("%s was not planned as a member of ApplySet %s (its %s label is %q): plan with --applyset=%s", it.ID, set, applySetPartOfLabel, id, ref)
+		if id := it.Labels()[prune.PartOfLabel]; id != set.ID() {
+			return nil, fmt.Errorf("%s was not planned as a member of ApplySet %s (its %s label is %q): plan with --applyset=%s", it.ID, set, prune.PartOfLabel, id, ref)
 		}
-		set.updatedKinds.Insert(k8sschema.GroupKind{Group: it.ID.Group, Kind: it.ID.Kind})
 		ns := it.ID.Namespace
 		if ns == "" {
 			ns = r.opts.Namespace
 		}
-		set.updatedNamespaces.Insert(ns)
+		set.AddMember(k8sschema.GroupKind{Group: it.ID.Group, Kind: it.ID.Kind}, ns)
 	}
 	return set, nil
 }
 
 // finishSet records the set as the plan left it, once every item
 // succeeded; otherwise the superset stays, so the next run tries again.
-func (x *execution) finishSet(ctx context.Context, set *applySet) {
+func (x *execution) finishSet(ctx context.Context, set *prune.Set) {
 	if set == nil || AnyFailed(x.events) {
 		return
 	}

@@ -31,6 +31,8 @@ import (
 // given kubeconfig (the cluster's, or a fault proxy's).
 type faultRun struct {
 	ns, dir, cacheDir string
+	// tune is the Applier's retry rule and parallelism for the next runs.
+	tune tuning
 }
 
 func newFaultRun(t *testing.T) *faultRun {
@@ -64,8 +66,8 @@ func (f *faultRun) applyErr(ctx context.Context, kubeconfig string, opts apply.O
 	flags.KubeConfig = &kubeconfig
 	flags.CacheDir = &f.cacheDir
 	flags.WrapConfigFn = wrap
-	opts.Namespace = f.ns
-	return runFiles(ctx, flags, []string{f.dir}, opts, nil)
+	opts.Write.Namespace = f.ns
+	return runFiles(ctx, flags, []string{f.dir}, opts, f.tune)
 }
 
 // manyConfigMaps is n ConfigMaps cm-0 … cm-(n-1) whose data holds version.
@@ -203,7 +205,8 @@ func TestRetryWindowEndsA429Storm(t *testing.T) {
 	})
 	const window = 2 * time.Second
 	start := time.Now()
-	events := f.apply(t, proxy.Kubeconfig, apply.Options{RetryWindow: window}, nil)
+	f.tune = tuning{retryWindow: window}
+	events := f.apply(t, proxy.Kubeconfig, apply.Options{}, nil)
 	took := time.Since(start)
 	if failed := accountedFor(t, events, 3); failed != 3 {
 		t.Errorf("%d of 3 failed, want all", failed)
@@ -229,7 +232,7 @@ func TestRetryWindowEndsA429Storm(t *testing.T) {
 		return testcluster.Fault{Status: http.StatusTooManyRequests, RetryAfter: 1}
 	})
 	start = time.Now()
-	_, err := f.applyErr(context.Background(), proxy.Kubeconfig, apply.Options{RetryWindow: window}, nil)
+	_, err := f.applyErr(context.Background(), proxy.Kubeconfig, apply.Options{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "nothing was applied") || time.Since(start) > window+2*time.Second {
 		t.Errorf("after %s: %v; want one error saying nothing was applied, within the window", time.Since(start), err)
 	}
@@ -287,7 +290,8 @@ func TestRetryStopsOnCancel(t *testing.T) {
 		return c
 	}
 	start := time.Now()
-	events, err := f.applyErr(ctx, proxy.Kubeconfig, apply.Options{RetryWindow: time.Minute}, wrap)
+	f.tune = tuning{retryWindow: time.Minute}
+	events, err := f.applyErr(ctx, proxy.Kubeconfig, apply.Options{}, wrap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,8 +337,8 @@ type faultCase struct {
 func TestFaultsEveryObjectAccountedFor(t *testing.T) {
 	requireCluster(t)
 	const n = 8
-	prune := apply.Options{Prune: true, ApplySet: "cms"}
-	serverSide := apply.Options{ServerSide: true}
+	prune := apply.Options{Prune: &apply.PruneOptions{ApplySet: "cms"}}
+	serverSide := apply.Options{Write: apply.WriteOptions{ServerSide: true}}
 	status := func(code, after int) testcluster.Fault { return testcluster.Fault{Status: code, RetryAfter: after} }
 	lose := testcluster.Fault{LoseAnswer: true}
 	reads := method(http.MethodGet)
@@ -370,8 +374,8 @@ func TestFaultsEveryObjectAccountedFor(t *testing.T) {
 
 func runFaultCase(t *testing.T, c faultCase, n int) {
 	f := newFaultRun(t)
-	if c.opts.ApplySet != "" {
-		c.opts.Namespace = f.ns
+	if c.opts.Prune != nil && c.opts.Prune.ApplySet != "" {
+		c.opts.Write.Namespace = f.ns
 	}
 	if c.before != "" {
 		f.write(t, "cms.yaml", c.before)
@@ -386,10 +390,9 @@ func runFaultCase(t *testing.T, c faultCase, n int) {
 	f.write(t, "cms.yaml", c.file)
 	proxy := cluster.StartProxy(t)
 	proxy.SetRule(c.rule)
-	opts := c.opts
-	opts.RetryWindow = 10 * time.Second
-	opts.Backoff = quickBackoff
-	events := f.apply(t, proxy.Kubeconfig, opts, nil)
+	f.tune = tuning{retryWindow: 10 * time.Second, backoff: quickBackoff}
+	events := f.apply(t, proxy.Kubeconfig, c.opts, nil)
+	f.tune = tuning{}
 	failed := accountedFor(t, events, c.events)
 	if failed != c.failed {
 		t.Errorf("%d objects failed, want %d", failed, c.failed)
@@ -465,7 +468,8 @@ func crashMidRun(t *testing.T, withEtcd bool) {
 		})
 		return c
 	}
-	events := f.apply(t, cluster.Kubeconfig, apply.Options{RetryWindow: time.Minute, Parallel: 4, Backoff: quickBackoff}, wrap)
+	f.tune = tuning{retryWindow: time.Minute, parallel: 4, backoff: quickBackoff}
+	events := f.apply(t, cluster.Kubeconfig, apply.Options{}, wrap)
 	ended := time.Now()
 	if err := <-restarted; err != nil {
 		t.Fatalf("restarting: %v", err)

@@ -18,7 +18,7 @@ import (
 // server refused the patch as invalid (an immutable field: a Deployment's
 // selector, a Job's template) or kept reporting a conflict.
 func (r *runner) forceReplaces(err error) bool {
-	return r.opts.Force && r.opts.DryRun == NoDryRun && (apierrors.IsInvalid(err) || apierrors.IsConflict(err))
+	return r.opts.Force != nil && r.opts.DryRun == NoDryRun && (apierrors.IsInvalid(err) || apierrors.IsConflict(err))
 }
 
 // replace deletes the live object (GracePeriod, Cascade), waits until it is
@@ -28,7 +28,7 @@ func (r *runner) forceReplaces(err error) bool {
 //     admission denies is refused before anything is deleted (kubectl
 //     deletes, then the create and its restore are both denied);
 //   - the original is saved to a file (see backup), its path told to
-//     Options.OnForceBackup before the delete;
+//     ForceOptions.OnBackup before the delete;
 //   - if the delete, the wait or the create fails or is interrupted,
 //     settleReplace makes the original exist again, on a context SIGINT
 //     does not end.
@@ -138,12 +138,12 @@ func (r *runner) createAfterDelete(ctx context.Context, client dynamic.ResourceI
 func (r *runner) deleteForReplace(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured) error {
 	uid := live.GetUID()
 	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
-	if r.opts.GracePeriod >= 0 {
-		seconds := int64(r.opts.GracePeriod)
+	if r.opts.Force.GracePeriod >= 0 {
+		seconds := int64(r.opts.Force.GracePeriod)
 		opts.GracePeriodSeconds = &seconds
 	}
-	if r.opts.Cascade != "" {
-		opts.PropagationPolicy = &r.opts.Cascade
+	if r.opts.Force.Cascade != "" {
+		opts.PropagationPolicy = &r.opts.Force.Cascade
 	}
 	err := r.retryTransient(ctx, func() error { return client.Delete(ctx, live.GetName(), opts) })
 	if apierrors.IsNotFound(err) {

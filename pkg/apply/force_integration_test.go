@@ -39,7 +39,7 @@ func TestForceReplacesOnLastingConflict(t *testing.T) {
 	if ev := events[0]; ev.Outcome != apply.Failed || !strings.Contains(strings.ToLower(ev.Err.Error()), "conflict") {
 		t.Errorf("without Force: %s %v, want a failed conflict", ev.Outcome, ev.Err)
 	}
-	events = f.apply(t, proxy.Kubeconfig, apply.Options{Force: true}, nil)
+	events = f.apply(t, proxy.Kubeconfig, apply.Options{Force: &apply.ForceOptions{}}, nil)
 	if ev := events[0]; ev.Outcome != apply.Configured || ev.Err != nil {
 		t.Fatalf("with Force: %s %v, want configured", ev.Outcome, ev.Err)
 	}

@@ -21,7 +21,7 @@ type backup struct{ path string }
 
 // saveBackup writes live, as a manifest `kubectl create -f` takes, to a new
 // file readable by its owner only, flushed to disk, and tells
-// Options.OnForceBackup its path.
+// ForceOptions.OnBackup its path.
 func (r *runner) saveBackup(o *object, live *unstructured.Unstructured) (backup, error) {
 	data, err := yaml.Marshal(restorable(live).Object)
 	if err != nil {
@@ -47,8 +47,8 @@ func (r *runner) saveBackup(o *object, live *unstructured.Unstructured) (backup,
 	if err != nil {
 		return backup{}, errors.Join(fmt.Errorf("saving the object to %s before deleting it: %w", saved.path, err), saved.remove())
 	}
-	if r.opts.OnForceBackup != nil {
-		r.opts.OnForceBackup(o.Obj, o.Source, saved.path)
+	if r.opts.Force != nil && r.opts.Force.OnBackup != nil {
+		r.opts.Force.OnBackup(o.Obj, o.Source, saved.path)
 	}
 	return saved, nil
 }
@@ -61,13 +61,13 @@ func (b backup) remove() error {
 	return nil
 }
 
-// backupDir is Options.ForceBackupDir, or kapply/force-backups in the
+// backupDir is ForceOptions.BackupDir, or kapply/force-backups in the
 // user's cache directory (private to the user, unlike a shared /tmp, where
 // the file names would show which objects were replaced), or os.TempDir()
 // when there is no such directory.
 func (r *runner) backupDir() (string, error) {
-	if dir := r.opts.ForceBackupDir; dir != "" {
-		return dir, nil
+	if f := r.opts.Force; f != nil && f.BackupDir != "" {
+		return f.BackupDir, nil
 	}
 	if cache, err := os.UserCacheDir(); err == nil {
 		dir := filepath.Join(cache, "kapply", "force-backups")

@@ -40,7 +40,7 @@ func TestSaveBackupWritesARestorableManifest(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var told string
-	r := &runner{opts: Options{ForceBackupDir: dir, OnForceBackup: func(_ *unstructured.Unstructured, _ plan.Source, path string) { told = path }}}
+	r := &runner{opts: settings{Force: &ForceOptions{BackupDir: dir, OnBackup: func(_ *unstructured.Unstructured, _ plan.Source, path string) { told = path }}}}
 	saved, err := r.saveBackup(&object{Obj: &live}, &live)
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ type: Opaque
 	}
 }
 
-// TestBackupDirIsPrivateToTheUser: without Options.ForceBackupDir, copies go
+// TestBackupDirIsPrivateToTheUser: without ForceOptions.BackupDir, copies go
 // to kapply/force-backups in the user's cache directory, created 0700.
 func TestBackupDirIsPrivateToTheUser(t *testing.T) {
 	cache := t.TempDir()

@@ -15,11 +15,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -166,7 +168,7 @@ func kapplyRun(t *testing.T, w *world, path string) []apply.Event {
 // none), for tests that watch or interfere with the requests.
 func kapplyRunWith(t *testing.T, w *world, path string, wrap func(*rest.Config) *rest.Config) []apply.Event {
 	t.Helper()
-	return kapplyRunOptsWith(t, w, fileRun{path, apply.Options{Namespace: w.ns}}, wrap)
+	return kapplyRunOptsWith(t, w, fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns}}}, wrap)
 }
 
 // fileRun is a run of `kapply apply -f path` with the library's options.
@@ -175,10 +177,24 @@ type fileRun struct {
 	apply.Options
 }
 
-// runFiles is what `kapply apply -f paths` runs: load the files, then
-// Apply them with an Applier built from getter.
-func runFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, paths []string, opts apply.Options, mergeKeys []schema.Override) ([]apply.Event, error) {
-	in := loadInput(getter, load.Files{Filenames: paths}, opts.Selector)
+// tuning is what a test sets on the Applier itself (apply.Clients) rather
+// than on one call.
+type tuning struct {
+	mergeKeys   []schema.Override
+	backoff     wait.Backoff
+	retryWindow time.Duration
+	parallel    int
+}
+
+// runFiles is what `kapply apply -f paths` runs: load the files (with the
+// prune selector, as kubectl's -l), then Apply them with an Applier built
+// from getter and tune.
+func runFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, paths []string, opts apply.Options, tune tuning) ([]apply.Event, error) {
+	selector := ""
+	if opts.Prune != nil {
+		selector = opts.Prune.Selector
+	}
+	in := loadInput(getter, load.Files{Filenames: paths}, selector)
 	cfg, err := getter.ToRESTConfig()
 	if err != nil {
 		return nil, err
@@ -191,10 +207,11 @@ func runFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, pa
 	if err != nil {
 		return nil, err
 	}
-	clients, err := apply.NewClients(cfg, mapper, dc, mergeKeys)
+	clients, err := apply.NewClients(cfg, mapper, dc, tune.mergeKeys)
 	if err != nil {
 		return nil, err
 	}
+	clients.Backoff, clients.RetryWindow, clients.Parallel = tune.backoff, tune.retryWindow, tune.parallel
 	return apply.NewApplier(clients).Apply(ctx, in, opts)
 }
 
@@ -218,7 +235,7 @@ func kapplyRunOptsWith(t *testing.T, w *world, run fileRun, wrap func(*rest.Conf
 	flags.KubeConfig = &cluster.Kubeconfig
 	flags.CacheDir = &w.cacheDir
 	flags.WrapConfigFn = wrap
-	events, err := runFiles(context.Background(), flags, []string{run.path}, run.Options, w.mergeKeys)
+	events, err := runFiles(context.Background(), flags, []string{run.path}, run.Options, tuning{mergeKeys: w.mergeKeys})
 	if err != nil {
 		t.Fatalf("kapply: %v", err)
 	}

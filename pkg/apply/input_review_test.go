@@ -46,7 +46,7 @@ func TestInputNilObjectRefused(t *testing.T) {
 }
 
 // TestInputNamespacedObjectWithoutNamespace: Apply and Delete with no
-// Options.Namespace give a namespaced object built without one the
+// WriteOptions.Namespace give a namespaced object built without one the
 // namespace "default", as the ownership operations and kubectl do; they
 // sent it to the cluster-wide URL ("the server does not allow this
 // method").

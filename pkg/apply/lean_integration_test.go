@@ -54,7 +54,7 @@ func TestLeanRunKeepsOnlyWhatHappened(t *testing.T) {
 
 	path := writeManifest(t, w, leanManifest("two", true))
 	seen := &collected{events: map[int]apply.Event{}}
-	events := kapplyRunOpts(t, w, fileRun{path, apply.Options{Namespace: w.ns, OnEvent: seen.add, Lean: true, NoManagedFields: true}})
+	events := kapplyRunOpts(t, w, fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, OnEvent: seen.add, Lean: true, NoManagedFields: true}})
 	if len(events) != 6 || len(seen.events) != 6 {
 		t.Fatalf("%d events returned, %d seen, want 6 each", len(events), len(seen.events))
 	}
@@ -97,7 +97,7 @@ func TestLeanRunKeepsOnlyWhatHappened(t *testing.T) {
 	}
 
 	seen = &collected{events: map[int]apply.Event{}}
-	kapplyRunOpts(t, w, fileRun{path, apply.Options{Namespace: w.ns, OnEvent: seen.add, Lean: true}})
+	kapplyRunOpts(t, w, fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, OnEvent: seen.add, Lean: true}})
 	if _, has := seen.events[1].Live.Object["metadata"].(map[string]any)["managedFields"]; !has {
 		t.Errorf("without NoManagedFields, the live object has no managedFields")
 	}

@@ -200,9 +200,5 @@ func (r *runner) listPage(ctx context.Context, key listKey, opts metav1.ListOpti
 	if r.lists == nil {
 		return r.dynamic.Resource(key.resource).Namespace(key.namespace).List(ctx, opts)
 	}
-	data, err := r.listRaw(ctx, key, opts)
-	if err != nil {
-		return nil, err
-	}
-	return decodeList(data)
+	return cluster.RawList(ctx, r.lists, key.resource, key.namespace, opts)
 }

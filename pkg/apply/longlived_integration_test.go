@@ -91,7 +91,7 @@ func (l *longLived) run(t *testing.T, manifest string) []apply.Event {
 		t.Fatal(err)
 	}
 	in := loadInput(l.getter, load.Files{Filenames: []string{filepath.Clean(path.Name())}}, "")
-	events, err := l.applier.Apply(context.Background(), in, apply.Options{Namespace: l.ns})
+	events, err := l.applier.Apply(context.Background(), in, apply.Options{Write: apply.WriteOptions{Namespace: l.ns}})
 	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}
@@ -522,7 +522,7 @@ func TestConcurrentRunsOfOneApplier(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				events[i], err = l.applier.Apply(context.Background(), apply.Input{Objects: objects}, apply.Options{Namespace: ns})
+				events[i], err = l.applier.Apply(context.Background(), apply.Input{Objects: objects}, apply.Options{Write: apply.WriteOptions{Namespace: ns}})
 				if err != nil {
 					t.Error(err)
 				}

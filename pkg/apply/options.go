@@ -5,12 +5,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
-	"github.com/kapply/kapply/pkg/schema"
 )
 
 // DryRun says whether and where a run only pretends to write.
@@ -27,11 +26,9 @@ const (
 	ServerDryRun
 )
 
-// Options configure one run of apply.
-type Options struct {
-	// Selector is the label selector the objects were loaded with
-	// (kubectl's -l); selector pruning deletes what matches it.
-	Selector string
+// WriteOptions say what the run's objects are written as: read alike by
+// Plan (which computes the writes) and Apply (which sends them).
+type WriteOptions struct {
 	// Namespace is given to namespaced objects that name none; empty
 	// means "default", as kubectl without -n and a context namespace.
 	Namespace string
@@ -46,13 +43,60 @@ type Options struct {
 	// patches: metav1.FieldValidationStrict, Warn or Ignore; empty leaves it
 	// to the server (Warn), as kubectl diff does.
 	FieldValidation string
-	// Timeout bounds the wait for CRDs of the run to become established.
+	// ServerSide sends each object as a server-side apply patch under
+	// FieldManager; ForceConflicts takes fields other managers own.
+	ServerSide     bool
+	ForceConflicts bool
+	// Subresource, with ServerSide, sends the apply patch to this
+	// subresource ("status") instead of the object (kubectl's --subresource).
+	Subresource string
+	// NoOverwrite (kubectl's --overwrite=false) refuses an object whose
+	// patch would change a field someone else changed since the last apply
+	// (see merge.Plan.Conflicts), instead of taking the file's value.
+	NoOverwrite bool
+	// SecretRecord says how a Secret's values are kept in its last-applied
+	// record: redacted (the zero value) or plain, as kubectl keeps them.
+	SecretRecord lastapplied.SecretRecord
+}
+
+// PruneOptions are prune.Options. The alias is for the transition from
+// the fields of one Options to the parts each operation reads.
+type PruneOptions = prune.Options
+
+// ForceOptions are kubectl apply --force's: an object whose patch the
+// server refuses as invalid (an immutable field) or keeps conflicting on
+// is deleted with GracePeriod and Cascade, awaited until gone for at most
+// the run's Timeout, and created from the file. Before deleting, the
+// server's dry run of the create must admit the file's object, and the
+// original is saved to a file in BackupDir, removed once an object exists
+// again.
+type ForceOptions struct {
+	// GracePeriod is the deletion's grace period in seconds; negative: the
+	// object's own.
+	GracePeriod int
+	// Cascade is the propagation policy of the deletion.
+	Cascade metav1.DeletionPropagation
+	// BackupDir is where an object is saved before it is deleted; empty:
+	// kapply/force-backups in the user's cache directory.
+	BackupDir string
+	// OnBackup, when set, is given the path of each saved object before
+	// it is deleted, from concurrent goroutines. The file holds the object's
+	// values (a Secret's data): print its path, never its content.
+	OnBackup func(obj *unstructured.Unstructured, src plan.Source, path string)
+}
+
+// Options configure one run of Apply.
+type Options struct {
+	Write WriteOptions
+	// Prune, when set, deletes what the files no longer declare.
+	Prune *PruneOptions
+	// Force, when set, replaces objects that cannot be patched
+	// (kubectl apply --force).
+	Force  *ForceOptions
+	DryRun DryRun
+	// Timeout bounds the wait for CRDs of the run to become established,
+	// and Force's wait for an object to be gone.
 	Timeout time.Duration
-	// MergeKeys are user-declared keys for lists the schemas leave atomic.
-	MergeKeys []schema.Override
-	// Parallel bounds how many objects are applied at once (default 16).
-	Parallel int
-	DryRun   DryRun
 	// Progress, when set, is called after each object with the number of
 	// objects done and the total.
 	Progress func(done, total int)
@@ -78,68 +122,45 @@ type Options struct {
 	// (limit, then continue); 0 means cluster.DefaultChunkSize, kubectl's
 	// 500, and a negative size lists in one answer.
 	ChunkSize int64
-	// Backoff spaces the attempts at requests an unavailable server did not
-	// take; zero means DefaultBackoff.
-	Backoff wait.Backoff
-	// RetryWindow bounds those attempts (see DefaultRetryWindow, the
-	// default); a shorter request timeout of the client shortens it.
-	RetryWindow time.Duration
-
-	// Prune deletes what the files no longer declare: members of ApplySet
-	// when it is set, else (kubectl's older form) objects matching Selector
-	// of the kinds in PruneAllowlist.
-	Prune bool
-	// ApplySet is the parent reference [RESOURCE[.GROUP]/]NAME (KEP-3659).
-	ApplySet string
-	// PruneAllowlist lists group/version/kind entries for selector pruning.
-	PruneAllowlist []string
-	// PruneAllowEmpty lets a run with no objects prune every member.
-	PruneAllowEmpty bool
-	// Cascade is the propagation policy of pruning's deletions.
-	Cascade metav1.DeletionPropagation
-
-	// ServerSide sends each object as a server-side apply patch under
-	// FieldManager; ForceConflicts takes fields other managers own.
-	ServerSide     bool
-	ForceConflicts bool
-	// Subresource, with ServerSide, sends the apply patch to this
-	// subresource ("status") instead of the object (kubectl's --subresource).
-	Subresource string
-	// localServerSide is PlanOptions.LocalServerSide. (A run with
-	// ServerSide and ClientDryRun always computes its applies locally.)
-	localServerSide bool
-
-	// Force (kubectl apply --force) replaces an object whose patch the
-	// server refuses as invalid (an immutable field) or keeps conflicting
-	// on: deleted with GracePeriod (seconds; negative: the object's own)
-	// and Cascade, awaited until gone for at most Timeout, created from the
-	// file. Before deleting, the server's dry run of the create must admit the
-	// file's object, and the original is saved to a file in ForceBackupDir
-	// (empty: kapply/force-backups in the user's cache directory), removed
-	// once an object exists again.
-	Force       bool
-	GracePeriod int
-	// ForceBackupDir is where Force saves an object before deleting it.
-	ForceBackupDir string
-	// OnForceBackup, when set, is given the path of each saved object before
-	// it is deleted, from concurrent goroutines. The file holds the object's
-	// values (a Secret's data): print its path, never its content.
-	OnForceBackup func(obj *unstructured.Unstructured, src plan.Source, path string)
-
-	// NoOverwrite (kubectl's --overwrite=false) refuses an object whose
-	// patch would change a field someone else changed since the last apply
-	// (see merge.Plan.Conflicts), instead of taking the file's value.
-	NoOverwrite bool
-
-	// SecretRecord says how a Secret's values are kept in its last-applied
-	// record: redacted (the zero value) or plain, as kubectl keeps them.
-	SecretRecord lastapplied.SecretRecord
-
 	// FileFromLive, when set, rewrites each object that exists before it
 	// is planned, given its live object (apply --respect-ignore copies the
 	// live values of ignored fields into the file); from concurrent
 	// goroutines.
 	FileFromLive func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
+}
+
+// settings are what a run reads, whichever operation started it: the
+// operation's own options (Options, PlanOptions, ExecuteOptions,
+// DeleteOptions) and the Applier's (parallel).
+type settings struct {
+	WriteOptions
+	DryRun          DryRun
+	Timeout         time.Duration
+	Prune           *PruneOptions
+	Force           *ForceOptions
+	Cascade         metav1.DeletionPropagation
+	Progress        func(done, total int)
+	OnEvent         func(index int, ev Event)
+	Lean            bool
+	NoManagedFields bool
+	ChunkSize       int64
+	FileFromLive    func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
+	// localServerSide is PlanOptions.LocalServerSide. (A run with
+	// ServerSide and ClientDryRun always computes its applies locally.)
+	localServerSide bool
+	// Parallel is the Applier's (Clients.Parallel).
+	Parallel int
+}
+
+// settings are the run's settings for Apply.
+func (o Options) settings() settings {
+	s := settings{WriteOptions: o.Write, DryRun: o.DryRun, Timeout: o.Timeout, Prune: o.Prune, Force: o.Force,
+		Progress: o.Progress, OnEvent: o.OnEvent, Lean: o.Lean, NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize,
+		FileFromLive: o.FileFromLive}
+	if o.Prune != nil {
+		s.Cascade = o.Prune.Cascade
+	}
+	return s
 }
 
 // Field managers. apply writes under kubectl's names, so kapply and kubectl
@@ -165,14 +186,14 @@ const (
 )
 
 // chunkSize is the page size of the run's LISTs for cluster.EachItem.
-func (o Options) chunkSize() int64 {
+func (o settings) chunkSize() int64 {
 	if o.ChunkSize == 0 {
 		return cluster.DefaultChunkSize
 	}
 	return max(o.ChunkSize, 0)
 }
 
-func (o Options) withDefaults() Options {
+func (o settings) withDefaults() settings {
 	switch {
 	case o.FieldManager != "":
 	case o.ServerSide:
@@ -190,9 +211,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = time.Minute
-	}
-	if o.Backoff.Steps == 0 {
-		o.Backoff = DefaultBackoff
 	}
 	return o
 }

@@ -29,7 +29,7 @@ func (e *ConflictError) Error() string {
 	for i, p := range e.Fields {
 		names[i] = p.String()
 	}
-	return fmt.Sprintf("the patch conflicts with changes made from original to current: %s changed since the last apply; not overwritten (Options.NoOverwrite)",
+	return fmt.Sprintf("the patch conflicts with changes made from original to current: %s changed since the last apply; not overwritten (WriteOptions.NoOverwrite)",
 		strings.Join(names, ", "))
 }
 

@@ -124,8 +124,8 @@ func (r *runner) planEditOf(ctx context.Context, o *object, edit func([]byte) ([
 // refused connection is retried for the whole window instead of failing at
 // once with UnreachableError.
 func (a *Applier) ownershipRunner(ctx context.Context, namespace string, w RecordWrite) (*runner, error) {
-	r, err := a.runner(ctx, Options{Namespace: cmp.Or(namespace, metav1.NamespaceDefault),
-		DryRun: w.DryRun, FieldManager: w.FieldManager}.withDefaults())
+	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{Namespace: cmp.Or(namespace, metav1.NamespaceDefault),
+		FieldManager: w.FieldManager}, DryRun: w.DryRun})
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace s
 		return nil, err
 	}
 	plans := make([]T, len(objects))
-	sinks := make([]*warningSink, len(objects))
+	sinks := make([]warningSink, len(objects))
 	for i, o := range objects {
 		var objCtx context.Context
 		objCtx, sinks[i] = withWarningSink(ctx)
@@ -164,7 +164,7 @@ func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace s
 	}
 	for i := range plans {
 		res := result(&plans[i])
-		r.sendRecord(context.WithValue(ctx, warningSinkKey{}, sinks[i]), objects[i], res)
+		r.sendRecord(sinks[i].In(ctx), objects[i], res)
 		res.Warnings = sinks[i].texts()
 	}
 	return plans, nil

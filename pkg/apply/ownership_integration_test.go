@@ -86,7 +86,7 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	if s := status(); s.State != apply.StateApplied || len(s.Changed) != 1 || s.Changed[0].Path.String() != "data.replicas" || !s.Changed[0].LiveMissing {
 		t.Errorf("status after adopt: %s %+v; want data.replicas changed (removed)", s.State, s.Drift)
 	}
-	if events, err := applier.Apply(ctx, apply.Input{Objects: objects}, apply.Options{Namespace: ns}); err != nil || events[0].Err != nil {
+	if events, err := applier.Apply(ctx, apply.Input{Objects: objects}, apply.Options{Write: apply.WriteOptions{Namespace: ns}}); err != nil || events[0].Err != nil {
 		t.Fatalf("apply: %v %+v", err, events)
 	}
 	if s := status(); s.State != apply.StateApplied || len(s.Changed) != 0 {
@@ -139,7 +139,7 @@ func TestOwnershipOperationsOnObjectsBuiltInCode(t *testing.T) {
 	// An object the Applier applied is in step: nothing changed, nothing
 	// owned by another manager.
 	applied := []*unstructured.Unstructured{configMap("applied", map[string]any{"k": "v"})}
-	if events, err := applier.Apply(ctx, apply.Input{Objects: applied}, apply.Options{Namespace: ns}); err != nil || events[0].Err != nil {
+	if events, err := applier.Apply(ctx, apply.Input{Objects: applied}, apply.Options{Write: apply.WriteOptions{Namespace: ns}}); err != nil || events[0].Err != nil {
 		t.Fatalf("apply: %v %+v", err, events)
 	}
 	statuses, err := applier.Status(ctx, apply.Input{Objects: applied}, apply.StatusOptions{Namespace: ns})

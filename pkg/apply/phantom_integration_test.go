@@ -134,7 +134,7 @@ func TestControllerStatusWriteIsNotAChange(t *testing.T) {
 		return req.Method == http.MethodPatch && !strings.HasSuffix(req.URL.Path, "/status")
 	}
 	for _, serverSide := range []bool{false, true} {
-		opts := fileRun{path, apply.Options{Namespace: w.ns, ServerSide: serverSide}}
+		opts := fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns, ServerSide: serverSide}}}
 		// A first run in the mode: switching to server-side rewrites the
 		// record and the ownership, a change of its own.
 		kapplyRunOpts(t, w, opts)
@@ -159,7 +159,7 @@ func TestServerSideDryRunOfAChangeIsConfigured(t *testing.T) {
 	w := newWorld(t, kapplyTool, nil)
 	serverSideRun(t, w, writeManifest(t, w, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: \"1\"}\n"))
 	path := writeManifest(t, w, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: \"2\"}\n")
-	opts := fileRun{path, apply.Options{Namespace: w.ns, ServerSide: true, DryRun: apply.ServerDryRun}}
+	opts := fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns, ServerSide: true}, DryRun: apply.ServerDryRun}}
 	events := kapplyRunOpts(t, w, opts)
 	if ev := events[0]; ev.Outcome != apply.Configured {
 		t.Errorf("server-side dry run of a change: %s %v, want configured", ev.Outcome, ev.Err)
@@ -169,7 +169,7 @@ func TestServerSideDryRunOfAChangeIsConfigured(t *testing.T) {
 
 func serverDryRun(t *testing.T, w *world, path string) []apply.Event {
 	t.Helper()
-	events := kapplyRunOpts(t, w, fileRun{path, apply.Options{Namespace: w.ns, DryRun: apply.ServerDryRun}})
+	events := kapplyRunOpts(t, w, fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, DryRun: apply.ServerDryRun}})
 	failOnFailures(t, events)
 	return events
 }

@@ -9,37 +9,32 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
 // PlanOptions configure Applier.Plan: what Apply would be told, less what
 // only a write needs.
 type PlanOptions struct {
-	// Namespace, EnforceNamespace, FieldManager, ServerSide and
-	// SecretRecord are Options' fields of the same names.
-	Namespace        string
-	EnforceNamespace bool
-	FieldManager     string
-	ServerSide       bool
-	SecretRecord     lastapplied.SecretRecord
+	// Write is what the objects would be written as, as Apply's
+	// Options.Write: server-side dry runs are sent with its field manager,
+	// validation and ForceConflicts.
+	Write WriteOptions
 	// ServerDryRun sends each write that would change something as a
 	// server dry run (dryRun=All); its answer is the item's DryRunResult.
 	// Without it, the plan is computed locally and nothing but reads is
 	// sent.
 	ServerDryRun bool
-	// LocalServerSide, with ServerSide and without ServerDryRun, computes
-	// each apply item's result (Merged) locally, as the server would:
-	// structured-merge-diff on the live managedFields, with no request
-	// but reads; see LocalServerSideNote for what it cannot know.
+	// LocalServerSide, with Write.ServerSide and without ServerDryRun,
+	// computes each apply item's result (Merged) locally, as the server
+	// would: structured-merge-diff on the live managedFields, with no
+	// request but reads; see LocalServerSideNote for what it cannot know.
 	LocalServerSide bool
-	// Prune adds a Prune item per object Apply with Options.Prune would
-	// delete: members of ApplySet when set, else objects matching Selector
-	// of the kinds in PruneAllowlist (Options' fields of the same names).
-	Prune          bool
-	Selector       string
-	ApplySet       string
-	PruneAllowlist []string
+	// Prune, when set, adds a Prune item per object Apply with the same
+	// Options.Prune would delete.
+	Prune *PruneOptions
+	// NoManagedFields and ChunkSize are Options' fields of the same names.
+	NoManagedFields bool
+	ChunkSize       int64
 	// OnItem, when set, is given each object's item as soon as it is
 	// planned, with its place in the input (-1 for a prune item) and the
 	// live object it was planned against (nil: absent), from concurrent
@@ -49,21 +44,34 @@ type PlanOptions struct {
 	StreamOnly bool
 }
 
-// options are the run's Options: a client dry run, so that whatever step
-// of the run would write (a prune, an ApplySet parent) sends nothing; the
-// server dry runs of the writes are planOne's, sent explicitly.
-func (o PlanOptions) options() Options {
-	return Options{Namespace: o.Namespace, EnforceNamespace: o.EnforceNamespace, FieldManager: o.FieldManager,
-		ServerSide: o.ServerSide, SecretRecord: o.SecretRecord, DryRun: ClientDryRun,
-		Prune: o.Prune, Selector: o.Selector, ApplySet: o.ApplySet, PruneAllowlist: o.PruneAllowlist,
-		localServerSide: o.LocalServerSide}
+// settings are the run's: a client dry run, so that whatever step of the
+// run would write (a prune, an ApplySet parent) sends nothing; the server
+// dry runs of the writes are planOne's, sent explicitly.
+func (o PlanOptions) settings() settings {
+	return settings{WriteOptions: o.Write, DryRun: ClientDryRun, Prune: o.Prune,
+		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize, localServerSide: o.LocalServerSide}
 }
 
 // PlanError lists the objects (and files) that could not be planned; the
-// plan holds the others.
+// plan holds the others. An object's failure is a *PlanFailure, in input
+// order; the failures of files that could not be loaded and of pruning
+// follow, as plain errors.
 type PlanError struct {
 	Errs []error
 }
+
+// PlanFailure is the failure of the object at Index in the input to be
+// planned. Event is the failed event, as Apply would give it: its object,
+// the live object when it was read (a caller masks a Secret's values in
+// the message with them) and the warnings before the failure.
+type PlanFailure struct {
+	Index int
+	Event Event
+}
+
+func (e *PlanFailure) Error() string { return e.Event.Err.Error() }
+
+func (e *PlanFailure) Unwrap() error { return e.Event.Err }
 
 func (e *PlanError) Error() string { return errors.Join(e.Errs...).Error() }
 
@@ -83,7 +91,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	if err != nil {
 		return nil, err
 	}
-	r, err := a.runner(ctx, opts.options().withDefaults())
+	r, err := a.runner(ctx, opts.settings())
 	if err != nil {
 		return nil, err
 	}
@@ -98,8 +106,14 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	if err != nil {
 		return nil, err
 	}
-	sink := &planSink{items: make([]*plan.Item, len(objects)), serverDryRun: opts.ServerDryRun}
+	sink := &planSink{serverDryRun: opts.ServerDryRun}
+	if !opts.StreamOnly {
+		sink.items = make([]*plan.Item, len(objects))
+	}
 	r.planning = sink
+	// The items hold what the plan needs of each object: the run keeps of
+	// its events only what happened (see Options.Lean).
+	r.opts.Lean = true
 	r.opts.OnEvent = func(i int, ev Event) {
 		if it := sink.take(i, objects[i], ev); it != nil && opts.OnItem != nil {
 			opts.OnItem(i, *it, ev.Live)
@@ -107,9 +121,9 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	}
 	events := r.applyAll(ctx, objects, func() error { return nil })
 	var failed []error
-	for _, ev := range events {
+	for i, ev := range events {
 		if ev.Outcome == Failed {
-			failed = append(failed, ev.Err)
+			failed = append(failed, &PlanFailure{Index: i, Event: ev})
 		}
 	}
 	failed = append(failed, in.Errors...)
@@ -120,12 +134,12 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	}
 	for _, ph := range phases(objects) {
 		for _, i := range ph.indexes {
-			if sink.items[i] != nil {
+			if sink.items != nil && sink.items[i] != nil {
 				keep(*sink.items[i])
 			}
 		}
 	}
-	if opts.Prune {
+	if opts.Prune != nil {
 		for _, ev := range r.prune(ctx, set, objects, events, in.Errors) {
 			switch ev.Outcome {
 			case Pruned:
@@ -136,6 +150,9 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 				keep(it)
 			case Failed:
 				failed = append(failed, ev.Err)
+			default:
+				// Left alone on purpose (a Namespace): no item, a word why.
+				p.Warnings = append(p.Warnings, ev.Warnings...)
 			}
 		}
 	}
@@ -145,7 +162,8 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	return p, nil
 }
 
-// planSink collects a planning run's items by input index.
+// planSink collects a planning run's items by input index (none when the
+// plan is only streamed).
 type planSink struct {
 	serverDryRun bool
 	mu           sync.Mutex
@@ -176,7 +194,9 @@ func (s *planSink) take(i int, o *object, ev Event) *plan.Item {
 		return nil
 	}
 	it.Warnings = ev.Warnings
-	s.items[i] = &it
+	if s.items != nil {
+		s.items[i] = &it
+	}
 	return &it
 }
 

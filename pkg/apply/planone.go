@@ -122,6 +122,9 @@ func (r *runner) planServerSide(ctx context.Context, client dynamic.ResourceInte
 		return it, ev, explainConflicts(o, live, err)
 	}
 	it.DryRunResult = applied.Object
+	if it.Changes, err = serverSideChanges(body, live, applied); err != nil {
+		return it, ev, err
+	}
 	ev.Outcome, ev.Result = writeOutcome(live, applied, true, false), applied
 	return it, ev, nil
 }

@@ -96,7 +96,7 @@ func (r *runner) settleNamespace(o *object) error {
 		o.Obj.SetNamespace(r.opts.Namespace)
 	case r.opts.EnforceNamespace && ns != r.opts.Namespace:
 		// kubectl's words (cli-runtime's visitor), which scripts match.
-		return fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass 'Options.Namespace=%s' to perform this operation.", ns, r.opts.Namespace, ns)
+		return fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass 'WriteOptions.Namespace=%s' to perform this operation.", ns, r.opts.Namespace, ns)
 	}
 	return nil
 }

@@ -187,7 +187,7 @@ metadata: {name: escaping, namespace: ".."}
 	path := writeManifest(t, w, manifest("one"))
 	// A new object's redacted record has a random salt: plain records
 	// make the two creates' bodies comparable.
-	dryRun := apply.Options{Namespace: w.ns, DryRun: apply.ServerDryRun, FieldValidation: "Warn", SecretRecord: lastapplied.PlainSecrets}
+	dryRun := apply.Options{Write: apply.WriteOptions{Namespace: w.ns, FieldValidation: "Warn", SecretRecord: lastapplied.PlainSecrets}, DryRun: apply.ServerDryRun}
 	compare := func(step string) {
 		t.Helper()
 		rawEvents, rawWrites := runWrites(t, w, path, dryRun, false)
@@ -208,7 +208,7 @@ metadata: {name: escaping, namespace: ".."}
 		}
 	}
 	compare("create")
-	real := apply.Options{Namespace: w.ns}
+	real := apply.Options{Write: apply.WriteOptions{Namespace: w.ns}}
 	if events, _ := runWrites(t, w, path, real, false); failedCount(events) != 2 {
 		t.Fatalf("the real create: want 2 failures (refused, escaping), events %v", events)
 	}
@@ -239,7 +239,7 @@ func TestNoPathEscapesItsNamespace(t *testing.T) {
 	}
 	path := writeManifest(t, w, manifest.String())
 	for _, withoutLists := range []bool{false, true} {
-		events, rec := runRecorded(t, w, path, apply.Options{Namespace: w.ns}, withoutLists)
+		events, rec := runRecorded(t, w, path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns}}, withoutLists)
 		for _, p := range rec.paths {
 			if strings.Contains(p, "configmaps") {
 				t.Errorf("without Lists %v: a request was sent to %s", withoutLists, p)

@@ -62,10 +62,8 @@ func TestApplyRetriesAServerThatIsRestarting(t *testing.T) {
 	flags := genericclioptions.NewConfigFlags(false)
 	server, insecure := front.URL, true
 	flags.APIServer, flags.Insecure = &server, &insecure
-	events, err := runFiles(context.Background(), flags, []string{dir}, apply.Options{
-		Namespace: ns,
-		Backoff:   wait.Backoff{Steps: 10, Duration: 10 * time.Millisecond, Factor: 1.5},
-	}, nil)
+	events, err := runFiles(context.Background(), flags, []string{dir}, apply.Options{Write: apply.WriteOptions{Namespace: ns}},
+		tuning{backoff: wait.Backoff{Steps: 10, Duration: 10 * time.Millisecond, Factor: 1.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,9 +93,8 @@ func TestApplyGivesUpOnAnUnreachableServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	events, err := runFiles(context.Background(), flags, []string{dir}, apply.Options{
-		Backoff: wait.Backoff{Steps: 3, Duration: time.Second, Factor: 2},
-	}, nil)
+	events, err := runFiles(context.Background(), flags, []string{dir}, apply.Options{},
+		tuning{backoff: wait.Backoff{Steps: 3, Duration: time.Second, Factor: 2}})
 	host := strings.TrimPrefix(server, "http://")
 	if err == nil || !strings.Contains(err.Error(), "The connection to the server "+host+" was refused") || len(events) != 0 {
 		t.Errorf("events %d, err = %v", len(events), err)

@@ -13,13 +13,14 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
 // runner holds what one run talks to the cluster with.
 type runner struct {
-	opts    Options
+	opts    settings
 	dynamic dynamic.Interface
 	lists   rest.Interface
 	// runAnswers are the run's own mappings and schemas.
@@ -35,7 +36,7 @@ type runner struct {
 	crdsApplied bool
 	done        atomic.Int64
 	// retries is the run's one rule for answers that say "try again".
-	retries *retries
+	retries *cluster.Retries
 	// listSlots bounds the run's LISTs open at once (eachListed).
 	listSlots chan struct{}
 	// planning, when set, makes the run Applier.Plan's: each object is
@@ -67,11 +68,11 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	if err != nil {
 		return nil, err
 	}
-	r, err := a.runner(ctx, opts.withDefaults())
+	r, err := a.runner(ctx, opts.settings())
 	if err != nil {
 		return nil, err
 	}
-	if len(in.Objects) == 0 && len(in.Errors) == 0 && !r.opts.PruneAllowEmpty {
+	if len(in.Objects) == 0 && len(in.Errors) == 0 && (opts.Prune == nil || !opts.Prune.AllowEmpty) {
 		return nil, ErrNoObjects
 	}
 	if err := r.reachServer(ctx); err != nil {
@@ -84,7 +85,7 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	// The parent goes after the Namespaces: it may live in one of them.
 	events := r.applyAll(ctx, objects, func() error { return r.recordSuperset(ctx, set) })
 	var pruned []Event
-	if r.opts.Prune {
+	if r.opts.Prune != nil {
 		pruned = r.prune(ctx, set, objects, events, in.Errors)
 	}
 	for _, err := range in.Errors {
@@ -101,7 +102,7 @@ var ErrNoObjects = errors.New("no objects passed to apply")
 // recordSuperset writes the members of before and of this run on the
 // parent, before the members are applied, so an interrupted run forgets
 // nobody.
-func (r *runner) recordSuperset(ctx context.Context, set *applySet) error {
+func (r *runner) recordSuperset(ctx context.Context, set *prune.Set) error {
 	if set == nil {
 		return nil
 	}
@@ -110,11 +111,11 @@ func (r *runner) recordSuperset(ctx context.Context, set *applySet) error {
 
 // startApplySet reads the run's ApplySet and labels the objects as its
 // members.
-func (r *runner) startApplySet(ctx context.Context, objects []*object) (*applySet, error) {
-	if r.opts.ApplySet == "" {
+func (r *runner) startApplySet(ctx context.Context, objects []*object) (*prune.Set, error) {
+	if r.opts.Prune == nil || r.opts.Prune.ApplySet == "" {
 		return nil, nil
 	}
-	set, err := r.parseApplySet(r.opts.ApplySet)
+	set, err := prune.ParseSet(r.opts.Prune.ApplySet, r.opts.Namespace, r.mapper)
 	if err != nil {
 		return nil, err
 	}
@@ -122,14 +123,14 @@ func (r *runner) startApplySet(ctx context.Context, objects []*object) (*applySe
 		return nil, err
 	}
 	for _, o := range objects {
-		set.add(o, r.opts.Namespace)
+		set.Add(o.Obj, r.opts.Namespace)
 	}
 	return set, nil
 }
 
 // prune deletes what the run did not apply, unless the run could not read
 // every file or apply every object.
-func (r *runner) prune(ctx context.Context, set *applySet, objects []*object, applied []Event, loadErrs []error) []Event {
+func (r *runner) prune(ctx context.Context, set *prune.Set, objects []*object, applied []Event, loadErrs []error) []Event {
 	if err := r.prunable(objects, applied, loadErrs); err != nil {
 		return []Event{pruneFailed(err)}
 	}
@@ -140,9 +141,12 @@ func (r *runner) prune(ctx context.Context, set *applySet, objects []*object, ap
 	return r.pruneBySelector(ctx, objects, keep)
 }
 
-// runner starts a run, with answers of its own (see runAnswers).
-func (a *Applier) runner(ctx context.Context, opts Options) (*runner, error) {
+// runner starts a run with the operation's settings, the Applier's
+// parallelism and answers of its own (see runAnswers).
+func (a *Applier) runner(ctx context.Context, opts settings) (*runner, error) {
 	c := a.clients
+	opts.Parallel = c.Parallel
+	opts = opts.withDefaults()
 	builtins, err := a.builtins()
 	if err != nil {
 		return nil, err
@@ -150,8 +154,8 @@ func (a *Applier) runner(ctx context.Context, opts Options) (*runner, error) {
 	if a.ran.Swap(true) {
 		meta.MaybeResetRESTMapper(c.Mapper)
 	}
-	r := &runner{opts: opts, dynamic: c.Dynamic, lists: rawClient(c.Lists), discovery: c.Discovery,
-		host: c.Host, retries: newRetries(opts, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
+	r := &runner{opts: opts, dynamic: c.Dynamic, lists: cluster.RawClient(c.Lists), discovery: c.Discovery,
+		host: c.Host, retries: cluster.NewRetries(c.Backoff, c.RetryWindow, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
 	r.runAnswers = newRunAnswers(ctx, c, builtins.Recognizes, r.retryTransient)
 	return r, nil
 }

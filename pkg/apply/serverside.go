@@ -197,5 +197,5 @@ func explainConflicts(o *object, live *unstructured.Unstructured, err error) err
 		fields = append(fields, fmt.Sprintf("%s (%s)", cause.Field, cause.Message))
 	}
 	return fmt.Errorf("applying server-side: fields owned by other managers: %s; "+
-		"set Options.ForceConflicts to take them, or drop them from the file to leave them", strings.Join(fields, ", "))
+		"set WriteOptions.ForceConflicts to take them, or drop them from the file to leave them", strings.Join(fields, ", "))
 }

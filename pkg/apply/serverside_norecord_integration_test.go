@@ -87,5 +87,5 @@ func TestServerSideAppliesWithoutARecordThatCannotFit(t *testing.T) {
 
 func serverSideRun(t *testing.T, w *world, path string) []apply.Event {
 	t.Helper()
-	return kapplyRunOpts(t, w, fileRun{path, apply.Options{Namespace: w.ns, ServerSide: true}})
+	return kapplyRunOpts(t, w, fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns, ServerSide: true}}})
 }

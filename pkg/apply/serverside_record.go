@@ -114,7 +114,7 @@ func secretRecordWarning(o *object, applied *unstructured.Unstructured) []string
 	}
 	return []string{fmt.Sprintf("%s: the API server rewrote this Secret's last-applied record with its values in clear, as it does for every "+
 		"server-side apply of the field manager %q to an object that keeps a record (here owned by %s); "+
-		"with an Options.FieldManager of your own the object keeps no record at all", o.Ref(), ServerSideFieldManager, ownerNames(applied))}
+		"with a WriteOptions.FieldManager of your own the object keeps no record at all", o.Ref(), ServerSideFieldManager, ownerNames(applied))}
 }
 
 func ownerNames(obj *unstructured.Unstructured) string {

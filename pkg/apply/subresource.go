@@ -11,7 +11,7 @@ import (
 )
 
 // applySubresource sends the file as an apply patch to one subresource of
-// the object (Options.Subresource, "status" for one), as kubectl apply
+// the object (WriteOptions.Subresource, "status" for one), as kubectl apply
 // --server-side --subresource does: the file as it is, no last-applied
 // record and no ownership upgrade, which concern the object itself. The
 // object must exist; the server answers NotFound otherwise.

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/wait"
 )
 
@@ -44,5 +45,28 @@ func WaitTargets(events []Event) (targets []wait.Target, places []int) {
 // run retries its LISTs as a run does. requestTimeout is the client's
 // (--request-timeout; zero when unset).
 func NewRetry(requestTimeout time.Duration) func(ctx context.Context, request func() error) error {
-	return newRetries(Options{}, requestTimeout).do
+	return cluster.NewRetries(DefaultBackoff, 0, requestTimeout).Do
+}
+
+// WaitOptions configure Applier.Wait.
+type WaitOptions struct {
+	// Timeout bounds the whole wait; zero means a minute.
+	Timeout time.Duration
+	// OnResult, when set, is given each target's result once it is final
+	// (see wait.Options.OnResult), with its place among WaitTargets(events).
+	OnResult func(index int, r wait.Result)
+}
+
+// Wait waits until the objects the events applied (WaitTargets) are ready
+// or failed, as kstatus computes it (wait.Ready), through the Applier's
+// dynamic client and retry rule. Results come in the targets' order, each
+// naming its target.
+func (a *Applier) Wait(ctx context.Context, events []Event, opts WaitOptions) ([]wait.Result, error) {
+	targets, _ := WaitTargets(events)
+	if len(targets) == 0 {
+		return nil, nil
+	}
+	c := a.clients
+	retry := cluster.NewRetries(c.Backoff, c.RetryWindow, c.RequestTimeout).Do
+	return wait.Ready(ctx, c.Dynamic, targets, wait.Options{Timeout: opts.Timeout, Retry: retry, OnResult: opts.OnResult})
 }

@@ -1,5 +1,7 @@
 // Package cluster is the way kapply talks to an API server. So far it holds
-// the paginated LIST that every LIST of a run goes through.
+// the paginated LIST that every LIST of a run goes through, the one retry
+// rule of a run's requests (Retries, with TakeRetryAfter on the transport)
+// and the rate limiter its clients share.
 package cluster
 
 import (

@@ -16,7 +16,7 @@ const RegexpPrefix = "re:"
 
 // Select picks from clusters, in the order of patterns (and, within one
 // pattern, of clusters), each cluster whose context a pattern matches: a
-// name, a glob ('prod-*', path.Match's syntax) or "re:REGEXP" (matching
+// name, a glob ('prod-*', path.Match's syntax, * crossing slashes) or "re:REGEXP" (matching
 // the whole name). A name that is not among clusters, or a glob or regexp
 // matching none, is an error: a typo must not shrink a rollout silently.
 // Each cluster is picked once.
@@ -58,9 +58,13 @@ func matcher(pattern string) (func(string) bool, error) {
 	if _, err := path.Match(pattern, ""); err != nil {
 		return nil, fmt.Errorf("context pattern %q: %w", pattern, err)
 	}
+	// Context names are not paths (EKS's hold "cluster/NAME"), but
+	// path.Match's * stops at a slash: the slashes of both sides become
+	// a byte no name holds, which * crosses.
+	glob := strings.ReplaceAll(pattern, "/", "\x00")
 	return func(name string) bool {
-		ok, _ := path.Match(pattern, name) // the pattern was checked above
-		return ok
+		ok, _ := path.Match(glob, strings.ReplaceAll(name, "/", "\x00")) // the pattern was checked above
+		return ok || name == pattern
 	}, nil
 }
 

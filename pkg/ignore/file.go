@@ -1,8 +1,10 @@
 package ignore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -44,8 +46,16 @@ func ReadFile(name string) ([]*Rule, error) {
 // (pointers parse, jq compiles) and an error names name and the line.
 func Parse(name string, data []byte) ([]*Rule, error) {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, yamlError(name, err)
+	}
+	// A second document's rules would be dropped without a word.
+	var next yaml.Node
+	if err := dec.Decode(&next); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(name, err)
+	} else if err == nil && len(next.Content) > 0 && next.Content[0].Tag != "!!null" {
+		return nil, &LineError{File: name, Line: next.Content[0].Line, Err: fmt.Errorf("a second document: a rules file holds one (put every rule under its rules:)")}
 	}
 	if len(doc.Content) == 0 {
 		return nil, &LineError{File: name, Line: 1, Err: fmt.Errorf("empty: expected apiVersion: %s, kind: %s, rules: [...]", APIVersion, Kind)}
@@ -91,13 +101,8 @@ func Parse(name string, data []byte) ([]*Rule, error) {
 
 // decodeRule decodes and checks one rule node.
 func decodeRule(name string, n *yaml.Node) (*Rule, error) {
-	if n.Kind != yaml.MappingNode {
-		return nil, &LineError{File: name, Line: n.Line, Err: fmt.Errorf("a rule must be a mapping")}
-	}
-	for i := 0; i < len(n.Content); i += 2 {
-		if key := n.Content[i]; !slices.Contains(ruleKeys, key.Value) {
-			return nil, &LineError{File: name, Line: key.Line, Err: fmt.Errorf("unknown key %q in a rule (expected one of %v)", key.Value, ruleKeys)}
-		}
+	if err := checkRuleKeys(name, n); err != nil {
+		return nil, err
 	}
 	r := &Rule{}
 	if err := n.Decode(r); err != nil {
@@ -108,6 +113,36 @@ func decodeRule(name string, n *yaml.Node) (*Rule, error) {
 		return nil, &LineError{File: name, Line: n.Line, Err: err}
 	}
 	return r, nil
+}
+
+// checkRuleKeys checks that n is a mapping of rule keys; an alias is its
+// anchor's, and a merge key ("<<") brings keys that are checked too.
+func checkRuleKeys(name string, n *yaml.Node) error {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode {
+		return &LineError{File: name, Line: n.Line, Err: fmt.Errorf("a rule must be a mapping")}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, value := n.Content[i], n.Content[i+1]
+		if key.Value == "<<" && key.Tag == "!!merge" {
+			merged := []*yaml.Node{value}
+			if value.Kind == yaml.SequenceNode {
+				merged = value.Content
+			}
+			for _, m := range merged {
+				if err := checkRuleKeys(name, m); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if !slices.Contains(ruleKeys, key.Value) {
+			return &LineError{File: name, Line: key.Line, Err: fmt.Errorf("unknown key %q in a rule (expected one of %v)", key.Value, ruleKeys)}
+		}
+	}
+	return nil
 }
 
 // yamlLine is the line yaml.v3 puts in its messages ("yaml: line 3: ...",

@@ -1,6 +1,8 @@
 package ignore
 
 import (
+	"fmt"
+
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -75,27 +77,61 @@ func FilterChanges(changes []plan.Change, strippedLive, strippedAfter map[string
 // holds live's value, or is absent where live lacks it: apply
 // --respect-ignore then leaves those fields as they are live (Argo CD's
 // RespectIgnoreDifferences). The paths are those the rules name on live
-// and on file; the fields changed are returned.
-func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any) (map[string]any, []fieldpath.Path) {
+// and on file; the fields changed are returned. The error is a jq
+// expression that ran out of time: which fields to keep is unknown.
+func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any) (map[string]any, []fieldpath.Path, error) {
 	out := deepCopy(file).(map[string]any)
 	var set, drop []fieldpath.Path
 	for _, r := range rs.For(id) {
-		fromLive := r.pathsIn(live, managed)
+		fromLive, err := r.pathsInTimed(live, managed)
+		if err != nil {
+			return nil, nil, err
+		}
 		r.hits.Add(int64(len(fromLive)))
 		for _, p := range fromLive {
+			if err := samePositions(p, live, out); err != nil {
+				return nil, nil, fmt.Errorf("ignore rule %s: %w", r.Origin, err)
+			}
 			v, _ := p.Lookup(live)
 			if setPath(out, p, deepCopy(v)) {
 				set = append(set, p)
 			}
 		}
-		for _, p := range r.pathsIn(file, managed) {
+		fromFile, err := r.pathsInTimed(file, managed)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range fromFile {
 			if !exists(p, live) {
 				drop = append(drop, p)
 			}
 		}
 	}
 	removeAll(out, drop)
-	return out, append(set, drop...)
+	keepServerFieldsOut(out, file)
+	return out, append(set, drop...), nil
+}
+
+// keepServerFieldsOut gives out the file's own state of the metadata the
+// server writes (resourceVersion, uid, managedFields, ...) and of the
+// last-applied records: a rule naming the whole metadata or object copies
+// them from live, and in the request they would lock on a stale version
+// and fill the record, so that every apply writes again.
+func keepServerFieldsOut(out, file map[string]any) {
+	var paths []fieldpath.Path
+	for _, f := range noiseMetadata {
+		paths = append(paths, fieldpath.Fields("metadata", f))
+	}
+	for _, a := range recordAnnotations {
+		paths = append(paths, fieldpath.Fields("metadata", "annotations", a))
+	}
+	for _, p := range paths {
+		if v, err := p.Lookup(file); err == nil {
+			setPath(out, p, deepCopy(v))
+		} else {
+			_ = p.Remove(out) // absent from out too: nothing to remove
+		}
+	}
 }
 
 // deepCopy copies maps and lists; scalars are shared (immutable).

@@ -141,7 +141,10 @@ spec:
       containers:
       - {name: web, image: web:2}
 `)
-	got, changed := rs.Respect(webID, nil, file, obj(t, deployment))
+	got, changed, err := rs.Respect(webID, nil, file, obj(t, deployment))
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := obj(t, `
 apiVersion: apps/v1
 kind: Deployment

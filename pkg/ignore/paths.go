@@ -1,6 +1,8 @@
 package ignore
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -82,9 +84,18 @@ func exists(p fieldpath.Path, obj map[string]any) bool {
 
 // pathsIn are the fields of obj the rule names, each once.
 func (r *Rule) pathsIn(obj map[string]any, managed Managed) []fieldpath.Path {
+	out, _ := r.pathsInTimed(obj, managed)
+	return out
+}
+
+// pathsInTimed is pathsIn, and an error when a jq expression ran out of
+// its time on obj: its answer is unknown, which a diff can show (the
+// field stays) but apply --respect-ignore must not take for "no field".
+func (r *Rule) pathsInTimed(obj map[string]any, managed Managed) ([]fieldpath.Path, error) {
 	if obj == nil {
-		return nil
+		return nil, nil
 	}
+	var timedOut error
 	var out []fieldpath.Path
 	for _, p := range r.JSONPointers {
 		if fp, ok := pointerPath(p, obj); ok {
@@ -95,7 +106,10 @@ func (r *Rule) pathsIn(obj map[string]any, managed Managed) []fieldpath.Path {
 		// A runtime error (iterating over a field the object lacks) is
 		// no match, as in Argo CD: a rule scoped to every kind meets
 		// objects without the field.
-		found, _ := runJQ(code, obj)
+		found, err := runJQ(code, obj)
+		if errors.Is(err, context.DeadlineExceeded) {
+			timedOut = fmt.Errorf("ignore rule %s: a jq expression ran longer than %s", r.Origin, jqTimeout)
+		}
 		for _, steps := range found {
 			if fp, ok := jqPath(steps); ok && exists(fp, obj) {
 				out = append(out, fp)
@@ -111,7 +125,7 @@ func (r *Rule) pathsIn(obj map[string]any, managed Managed) []fieldpath.Path {
 			}
 		}
 	}
-	return dedupe(out)
+	return dedupe(out), timedOut
 }
 
 func dedupe(paths []fieldpath.Path) []fieldpath.Path {

@@ -88,8 +88,13 @@ var jqIdentifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // its key fields, a plain value by select(. == v).
 func JQ(p fieldpath.Path) string {
 	var b strings.Builder
+	// piped: the last step ended in "| ." (after a select), which a
+	// field continues without its own dot.
+	piped := false
 	for _, e := range p {
 		switch {
+		case e.IsField() && jqIdentifier.MatchString(e.Field) && piped:
+			b.WriteString(e.Field)
 		case e.IsField() && jqIdentifier.MatchString(e.Field):
 			b.WriteString("." + e.Field)
 		case e.IsField():
@@ -105,8 +110,9 @@ func JQ(p fieldpath.Path) string {
 			}
 			b.WriteString("[] | select(" + strings.Join(conds, " and ") + ") | .")
 		}
+		piped = e.IsValue() || e.IsKey()
 	}
-	return strings.TrimSuffix(strings.ReplaceAll(b.String(), "| ..", "| ."), " | .")
+	return strings.TrimSuffix(b.String(), " | .")
 }
 
 func jsonText(v any) string {

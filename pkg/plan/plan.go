@@ -14,6 +14,9 @@ import (
 type Plan struct {
 	Cluster Cluster
 	Items   []Item
+	// Warnings are about what has no item, such as a Namespace pruning
+	// leaves alone on purpose; for people, not saved.
+	Warnings []string
 }
 
 // Cluster names the cluster a plan was made against. A saved plan runs only

@@ -53,7 +53,9 @@ var recordPath = fieldpath.Fields("metadata", "annotations", lastapplied.Annotat
 // absent), and returns the resourceVersion its write must carry as a
 // precondition. A create is refused if the object exists; a prune or
 // delete if its UID or resourceVersion moved, and so is a server-side
-// apply that records no changes. Any other item is refused if
+// apply that records no changes and no dry run (a server-side apply's
+// changes are its dry run's: with one, no change is a known answer). Any
+// other item is refused if
 // the object was deleted or replaced (UID), or — when its resourceVersion
 // moved — if a field the plan writes (its changes) or read (the
 // last-applied record) is no longer what the plan saw; a move through
@@ -78,7 +80,7 @@ func (it Item) Verify(live *unstructured.Unstructured) (string, error) {
 		return it.ResourceVersion, nil
 	case it.Action == Prune || it.Action == Delete:
 		return refuse("resourceVersion %s, the plan's %s", live.GetResourceVersion(), it.ResourceVersion)
-	case it.Action == Apply && len(it.Changes) == 0:
+	case it.Action == Apply && len(it.Changes) == 0 && it.DryRunResult == nil:
 		// The server merges an apply body; without the plan's changes
 		// nothing says which live values it was approved against.
 		return refuse("resourceVersion %s, the plan's %s, and the plan records no changes of this server-side apply to check", live.GetResourceVersion(), it.ResourceVersion)

@@ -158,7 +158,7 @@ func (c *comparison) apply(objects []*unstructured.Unstructured) {
 	var failed error
 	for attempt := 0; attempt < 3; attempt++ {
 		events, err := c.applier.Apply(context.Background(), apply.Input{Objects: copies(objects)},
-			apply.Options{ServerSide: true, Namespace: c.project.namespace, ForceConflicts: true})
+			apply.Options{Write: apply.WriteOptions{ServerSide: true, Namespace: c.project.namespace, ForceConflicts: true}})
 		if err != nil {
 			c.t.Fatalf("applying: %v", err)
 		}
@@ -224,7 +224,7 @@ func (c *comparison) compare(state string, objects []*unstructured.Unstructured)
 }
 
 func (c *comparison) plan(objects []*unstructured.Unstructured, opts apply.PlanOptions) map[string]plan.Item {
-	opts.ServerSide, opts.Namespace = true, c.project.namespace
+	opts.Write.ServerSide, opts.Write.Namespace = true, c.project.namespace
 	p, err := c.applier.Plan(context.Background(), apply.Input{Objects: copies(objects)}, opts)
 	var planErr *apply.PlanError
 	if err != nil && !errors.As(err, &planErr) {

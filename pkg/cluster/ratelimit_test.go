@@ -1,4 +1,4 @@
-package apply
+package cluster
 
 import (
 	"testing"
@@ -21,7 +21,7 @@ func TestSharedRateLimiterHasClientGosDefaults(t *testing.T) {
 		{qps: 0, burst: 0, wantQPS: rest.DefaultQPS},
 		{qps: -1, burst: 0, unlimited: true},
 	} {
-		limiter := sharedRateLimiter(&rest.Config{QPS: c.qps, Burst: c.burst})
+		limiter := SharedRateLimiter(&rest.Config{QPS: c.qps, Burst: c.burst})
 		if c.unlimited {
 			if limiter != nil {
 				t.Errorf("QPS %v: a limiter, want none", c.qps)

@@ -1,4 +1,4 @@
-package apply
+package cluster
 
 import (
 	"context"
@@ -7,17 +7,27 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/client-go/rest"
 )
 
-// listRaw reads one LIST response (a page: opts' limit and continue) as
-// JSON bytes through the Lists client, with opts encoded as the dynamic
-// client encodes them.
-func (r *runner) listRaw(ctx context.Context, key listKey, opts metav1.ListOptions) ([]byte, error) {
-	if err := validNamespace(key.namespace); err != nil {
+// RawList reads one LIST response of resource in namespace (a page: opts'
+// limit and continue) through lists, with opts encoded as the dynamic
+// client encodes them, and decodes it (decodeList).
+func RawList(ctx context.Context, lists rest.Interface, resource schema.GroupVersionResource, namespace string, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	data, err := rawList(ctx, lists, resource, namespace, opts)
+	if err != nil {
 		return nil, err
 	}
-	res := r.lists.Get().AbsPath(listPath(key)...).
+	return decodeList(data)
+}
+
+func rawList(ctx context.Context, lists rest.Interface, resource schema.GroupVersionResource, namespace string, opts metav1.ListOptions) ([]byte, error) {
+	if err := validNamespace(namespace); err != nil {
+		return nil, err
+	}
+	res := lists.Get().AbsPath(ListPath(resource, namespace)...).
 		SpecificallyVersionedParams(&opts, writeParamsCodec, writeParamsVersion).
 		SetHeader("Accept", "application/json").Do(ctx)
 	// Error decodes the server's Status (its reason: Forbidden, Expired;
@@ -28,16 +38,18 @@ func (r *runner) listRaw(ctx context.Context, key listKey, opts metav1.ListOptio
 	return res.Raw()
 }
 
-// listPath is the path of a LIST of key, as the dynamic client builds it.
-func listPath(key listKey) []string {
-	path := []string{"/api", key.resource.Version}
-	if key.resource.Group != "" {
-		path = []string{"/apis", key.resource.Group, key.resource.Version}
+// ListPath is the path of a LIST of resource in namespace (empty: all, or
+// a cluster-scoped resource), as the dynamic client builds it; a create
+// goes to the same path.
+func ListPath(resource schema.GroupVersionResource, namespace string) []string {
+	path := []string{"/api", resource.Version}
+	if resource.Group != "" {
+		path = []string{"/apis", resource.Group, resource.Version}
 	}
-	if key.namespace != "" {
-		path = append(path, "namespaces", key.namespace)
+	if namespace != "" {
+		path = append(path, "namespaces", namespace)
 	}
-	return append(path, key.resource.Resource)
+	return append(path, resource.Resource)
 }
 
 // decodeList decodes a LIST response (its metadata, with the continue

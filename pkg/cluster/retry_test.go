@@ -1,4 +1,4 @@
-package apply
+package cluster
 
 import (
 	"context"
@@ -86,7 +86,7 @@ func stormServer(t *testing.T, code int) (*httptest.Server, *atomic.Int64) {
 func stormClient(t *testing.T, srv *httptest.Server) dynamic.ResourceInterface {
 	t.Helper()
 	cfg := &rest.Config{Host: srv.URL}
-	cfg.Wrap(takeRetryAfter)
+	cfg.Wrap(TakeRetryAfter)
 	c, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +101,9 @@ func stormClient(t *testing.T, srv *httptest.Server) dynamic.ResourceInterface {
 func TestRetryWindowEndsAStorm(t *testing.T) {
 	srv, hits := stormServer(t, http.StatusTooManyRequests)
 	client := stormClient(t, srv)
-	p := newRetries(Options{RetryWindow: 1500 * time.Millisecond}, 0)
+	p := NewRetries(wait.Backoff{}, 1500*time.Millisecond, 0)
 	start := time.Now()
-	err := p.do(context.Background(), func() error {
+	err := p.Do(context.Background(), func() error {
 		_, err := client.Get(context.Background(), "a", metav1.GetOptions{})
 		return err
 	})
@@ -128,25 +128,25 @@ func TestRetryWindowEndsAStorm(t *testing.T) {
 func TestRetryOutageIsTheRunsWindow(t *testing.T) {
 	srv, hits := stormServer(t, http.StatusServiceUnavailable)
 	client := stormClient(t, srv)
-	p := newRetries(Options{RetryWindow: 500 * time.Millisecond, Backoff: wait.Backoff{Steps: 100, Duration: 20 * time.Millisecond, Factor: 1.5}}, 0)
+	p := NewRetries(wait.Backoff{Steps: 100, Duration: 20 * time.Millisecond, Factor: 1.5}, 500*time.Millisecond, 0)
 	get := func() error {
 		_, err := client.Get(context.Background(), "a", metav1.GetOptions{})
 		return err
 	}
-	if err := p.do(context.Background(), get); err == nil {
+	if err := p.Do(context.Background(), get); err == nil {
 		t.Fatal("no error from a storm")
 	}
 	time.Sleep(100 * time.Millisecond)
 	before := hits.Load()
 	start := time.Now()
-	err := p.do(context.Background(), get)
+	err := p.Do(context.Background(), get)
 	var retryErr *RetryError
 	if !errors.As(err, &retryErr) || retryErr.Attempts != 1 || hits.Load()-before != 1 || time.Since(start) > 200*time.Millisecond {
 		t.Errorf("second request in the same outage: %v after %s; want one attempt", err, time.Since(start))
 	}
 	// Any other answer ends the outage: the next request has a window again.
 	p.answered(nil)
-	if err := p.do(context.Background(), get); !errors.As(err, &retryErr) || retryErr.Attempts < 2 {
+	if err := p.Do(context.Background(), get); !errors.As(err, &retryErr) || retryErr.Attempts < 2 {
 		t.Errorf("after the server answered: %v; want retries again", err)
 	}
 }
@@ -154,11 +154,11 @@ func TestRetryOutageIsTheRunsWindow(t *testing.T) {
 // TestRetrySleepEndsWithTheContext: SIGINT (the run's context ending)
 // stops a retry while it sleeps, at once.
 func TestRetrySleepEndsWithTheContext(t *testing.T) {
-	p := newRetries(Options{RetryWindow: time.Minute, Backoff: wait.Backoff{Steps: 100, Duration: 10 * time.Second}}, 0)
+	p := NewRetries(wait.Backoff{Steps: 100, Duration: 10 * time.Second}, time.Minute, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
-	err := p.do(ctx, func() error { return apierrors.NewServiceUnavailable("restarting") })
+	err := p.Do(ctx, func() error { return apierrors.NewServiceUnavailable("restarting") })
 	if !errors.Is(err, context.Canceled) || !apierrors.IsServiceUnavailable(err) {
 		t.Errorf("err = %v, want the last answer and the cancellation", err)
 	}
@@ -179,7 +179,7 @@ func TestRetryWindowFollowsRequestTimeout(t *testing.T) {
 		{5 * time.Second, 0, 5 * time.Second},
 		{5 * time.Second, time.Second, time.Second},
 	} {
-		if got := newRetries(Options{RetryWindow: c.opt}, c.timeout).window; got != c.want {
+		if got := NewRetries(wait.Backoff{}, c.opt, c.timeout).window; got != c.want {
 			t.Errorf("RetryWindow %s, --request-timeout %s: window %s, want %s", c.opt, c.timeout, got, c.want)
 		}
 	}
@@ -189,7 +189,7 @@ func TestRetryWindowFollowsRequestTimeout(t *testing.T) {
 // was lost (a reset) is marked, so NotFound to a repeated delete can count
 // as done; after a refused connection (nothing was sent) it is not.
 func TestRetryAfterLostAnswerIsMarked(t *testing.T) {
-	p := newRetries(Options{Backoff: wait.Backoff{Steps: 5, Duration: time.Millisecond}}, 0)
+	p := NewRetries(wait.Backoff{Steps: 5, Duration: time.Millisecond}, 0, 0)
 	notFound := apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, "a")
 	for _, c := range []struct {
 		first error
@@ -200,14 +200,14 @@ func TestRetryAfterLostAnswerIsMarked(t *testing.T) {
 		{apierrors.NewTooManyRequests("slow down", 0), false},
 	} {
 		n := 0
-		err := p.do(context.Background(), func() error {
+		err := p.Do(context.Background(), func() error {
 			if n++; n == 1 {
 				return c.first
 			}
 			return notFound
 		})
-		if !apierrors.IsNotFound(err) || answerWasLost(err) != c.want {
-			t.Errorf("after %v: %v, lost = %v, want %v", c.first, err, answerWasLost(err), c.want)
+		if !apierrors.IsNotFound(err) || AnswerWasLost(err) != c.want {
+			t.Errorf("after %v: %v, lost = %v, want %v", c.first, err, AnswerWasLost(err), c.want)
 		}
 	}
 }
