@@ -54,7 +54,7 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 	}
 	adoptions, err := run.applier.Adopt(ctx, run.input(), apply.AdoptOptions{RecordWrite: write})
 	if err != nil {
-		return withCode(exitError, err)
+		return writeFailed(err)
 	}
 	// A failed write does not stop the others: each is reported, and the
 	// exit code says some failed.

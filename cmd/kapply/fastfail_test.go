@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,12 +31,17 @@ func refusedServer(t *testing.T) string {
 }
 
 // runAlone runs kapply, or kubectl, against server with an empty
-// kubeconfig, so that nothing of the user's is read.
+// kubeconfig and, unless args name one, an empty --cache-dir, so that
+// nothing of the user's is read: a discovery cache that ~/.kube/cache kept
+// for a server once on server's port would spare the first request.
 func runAlone(t *testing.T, program, server string, args ...string) result {
 	t.Helper()
 	kubeconfig := filepath.Join(t.TempDir(), "config")
 	if err := os.WriteFile(kubeconfig, nil, 0o600); err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Contains(args, "--cache-dir") {
+		args = append(args, "--cache-dir", t.TempDir())
 	}
 	args = append(args, "--kubeconfig", kubeconfig, "--server", server)
 	if program == "kapply" {

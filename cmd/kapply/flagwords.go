@@ -11,6 +11,7 @@ import (
 // CLI shows the flag a user types instead, in every line it prints about
 // an object and in its final error.
 var flagWords = strings.NewReplacer(
+	"the files' objects (ExecuteOptions.Objects)", "the files given with -f",
 	"WriteOptions.ForceConflicts", "--force-conflicts",
 	"PruneOptions.AllowEmpty", "--prune-allow-empty",
 	"PruneOptions.Allowlist", "--prune-allowlist",

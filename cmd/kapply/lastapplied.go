@@ -122,7 +122,7 @@ func runLastAppliedSet(ctx context.Context, getter *genericclioptions.ConfigFlag
 	}
 	results, err := run.applier.SetLastApplied(ctx, run.input(), apply.SetLastAppliedOptions{CreateMissing: opts.createAnnotation, RecordWrite: write})
 	if err != nil {
-		return withCode(exitError, err)
+		return writeFailed(err)
 	}
 	return printRecordResults(streams, results, write.DryRun, "configured")
 }

@@ -86,7 +86,7 @@ func runMigrate(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	}
 	migrations, err := applier.Migrate(ctx, inputOf(targets, nil), migrateOpts)
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("%w; nothing was changed", err))
+		return writeFailed(fmt.Errorf("%w; nothing was changed", err))
 	}
 	failed := 0
 	for _, m := range migrations {

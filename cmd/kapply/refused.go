@@ -50,3 +50,14 @@ func readFailed(err error) error {
 	}
 	return withCode(exitError, err)
 }
+
+// writeFailed is the exit of an ownership command that stopped before it
+// wrote anything: exit 1 with kubectl's sentence when the server refused
+// the first request (pkg/apply's reachability check), as readFailed; exit
+// 2 for anything else.
+func writeFailed(err error) error {
+	if unreachable := (*apply.UnreachableError)(nil); errors.As(err, &unreachable) {
+		return withCode(exitFailed, err)
+	}
+	return withCode(exitError, err)
+}

@@ -64,7 +64,7 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	}
 	releases, err := run.applier.Release(ctx, run.input(), apply.ReleaseOptions{Fields: paths, RecordWrite: write})
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("%w; nothing was changed", err))
+		return writeFailed(fmt.Errorf("%w; nothing was changed", err))
 	}
 	results := make([]apply.RecordResult, 0, len(releases))
 	for _, r := range releases {

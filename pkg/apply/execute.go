@@ -220,7 +220,7 @@ func (x *execution) awaitCRDs(ctx context.Context, places []int) {
 
 // errRedacted refuses a Secret item whose values the plan keeps as
 // digests when the files' Secret was not given.
-var errRedacted = errors.New("the plan keeps this Secret's values as digests: give the files' objects (ExecuteOptions.Objects) to execute it")
+var errRedacted = errors.New("the plan keeps this Secret's values as digests, and the files' objects (ExecuteOptions.Objects) hold no such Secret: give the files the plan was made from, with the namespace it was made with")
 
 // executeItem reads the item's object, verifies the item against it and
 // writes it; the server's warnings about its requests become the event's.
@@ -255,6 +255,10 @@ func (r *runner) executeVerified(ctx context.Context, o *object, it plan.Item, s
 		if it, err = r.withFileSecret(it, secrets, live); err != nil {
 			return o.event(Event{Outcome: Failed, Err: err, Live: live})
 		}
+		// The event's object holds the values the write sends, so that a
+		// server error quoting them is masked (as the file's object is
+		// in a run without a plan); the plan's object keeps digests.
+		o.Obj = secrets[it.ID].Obj
 		if it.Action == plan.Create {
 			o.Obj = &unstructured.Unstructured{Object: it.Merged}
 		}

@@ -118,10 +118,21 @@ func (r *runner) planEditOf(ctx context.Context, o *object, edit func([]byte) ([
 	return planEdit(o, live, before, after)
 }
 
-// ownershipRunner starts a run for one ownership operation.
+// ownershipRunner starts a run for one ownership operation and reaches the
+// server first, as a run does: with a discovery cache on disk (kubectl's,
+// six hours) the first request may otherwise be an object's read, whose
+// refused connection is retried for the whole window instead of failing at
+// once with UnreachableError.
 func (a *Applier) ownershipRunner(ctx context.Context, namespace string, w RecordWrite) (*runner, error) {
-	return a.runner(ctx, settings{WriteOptions: WriteOptions{Namespace: cmp.Or(namespace, metav1.NamespaceDefault),
+	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{Namespace: cmp.Or(namespace, metav1.NamespaceDefault),
 		FieldManager: w.FieldManager}, Options: Options{DryRun: w.DryRun}})
+	if err != nil {
+		return nil, err
+	}
+	if err := r.reachServer(ctx); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // planThenWrite maps and plans every object before it writes any, so that

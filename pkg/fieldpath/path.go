@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Path names a field of an object, or an element of a list, printed like
@@ -118,7 +119,7 @@ func (e Element) text(first bool) string {
 		return fmt.Sprintf("[%d]", e.Index)
 	}
 	switch {
-	case e.Field == "" || strings.ContainsAny(e.Field, ".[]=,\" "):
+	case e.Field == "" || strings.ContainsAny(e.Field, ".[]=,\" ") || hasUnprintable(e.Field):
 		return "[" + strconv.Quote(e.Field) + "]"
 	case first:
 		return e.Field
@@ -127,10 +128,17 @@ func (e Element) text(first bool) string {
 }
 
 func quoteValue(v string) string {
-	if v == "" || strings.ContainsAny(v, ",]\"") {
+	if v == "" || strings.ContainsAny(v, ",]\"") || hasUnprintable(v) {
 		return strconv.Quote(v)
 	}
 	return v
+}
+
+// hasUnprintable reports a newline, tab or other control character: a
+// key under preserve-unknown-fields may hold any, and printed raw it
+// would add lines or columns to a table a person confirms.
+func hasUnprintable(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) })
 }
 
 // ScalarText is a scalar as a path prints it and matches it: 80, web, true.

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -66,11 +67,16 @@ func Decode(r io.Reader) (*Plan, error) {
 // whose checksum does not match its content (edited by hand), or with an
 // item no run could have made. Every refusal wraps ErrInvalid.
 func DecodeLimited(r io.Reader, maxBytes int64) (*Plan, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
+	br := bufio.NewReader(io.LimitReader(r, maxBytes+1))
+	skipped, err := startsAsObject(br)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(br)
 	if err != nil {
 		return nil, fmt.Errorf("reading the plan: %w", err)
 	}
-	if int64(len(data)) > maxBytes {
+	if skipped+int64(len(data)) > maxBytes {
 		return nil, fmt.Errorf("%w: the document is larger than %d bytes", ErrInvalid, maxBytes)
 	}
 	if err := checkHeader(data); err != nil {
@@ -102,6 +108,28 @@ func DecodeLimited(r io.Reader, maxBytes int64) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// startsAsObject refuses a document whose first byte after white space
+// is not a JSON object's "{" (a binary or YAML file given by mistake)
+// before it is read whole: reading it up to the size limit first held
+// over twice the limit in memory. An empty document is left to the
+// decoder's own error; the white space skipped counts toward the limit.
+func startsAsObject(br *bufio.Reader) (skipped int64, err error) {
+	for ; ; skipped++ {
+		b, err := br.ReadByte()
+		switch {
+		case errors.Is(err, io.EOF):
+			return skipped, nil
+		case err != nil:
+			return skipped, fmt.Errorf("reading the plan: %w", err)
+		case b == ' ' || b == '\t' || b == '\n' || b == '\r':
+			continue
+		case b != '{':
+			return skipped, fmt.Errorf("%w: not a JSON plan document: it starts with %q, not {", ErrInvalid, b)
+		}
+		return skipped, br.UnreadByte()
+	}
 }
 
 // checkHeader refuses another format before the whole document is
