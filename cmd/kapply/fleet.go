@@ -14,6 +14,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/fleet"
+	"github.com/kapply/kapply/pkg/schema"
 )
 
 // fleetFlags are the flags that run a command over many contexts: which
@@ -109,7 +110,10 @@ func (f *fleetFlags) run(cmd *cobra.Command, getter *genericclioptions.ConfigFla
 	opts := fleet.Options{MaxParallel: f.maxParallel, Canary: f.canary, WaveSize: f.waveSize,
 		ClusterTimeout: f.clusterTimeout, FailFast: f.failFast, OnEvent: out.onEvent}
 	job := f.job(cmd, getter, out, fn)
-	results := fleet.Run(cmd.Context(), clusters, opts, job)
+	// The clusters' runs share the OpenAPI documents they parse, by the
+	// hash their servers list; the store ends with this run.
+	ctx := context.WithValue(cmd.Context(), sharedSchemasKey{}, schema.NewSharedDocuments())
+	results := fleet.Run(ctx, clusters, opts, job)
 	return out.finish(results)
 }
 
@@ -171,6 +175,17 @@ func firstError(err error, firstFailure error, code int) error {
 		return fmt.Errorf("exit status %d", code)
 	}
 	return err
+}
+
+// sharedSchemasKey is the context key of a run's shared OpenAPI
+// documents over several contexts.
+type sharedSchemasKey struct{}
+
+// sharedSchemas are the OpenAPI documents shared by the clusters of the
+// run ctx belongs to; nil outside a run over several contexts.
+func sharedSchemas(ctx context.Context) *schema.SharedDocuments {
+	shared, _ := ctx.Value(sharedSchemasKey{}).(*schema.SharedDocuments)
+	return shared
 }
 
 // fleetTallyKey is the context key of a cluster's fleetTally.

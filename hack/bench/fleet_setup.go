@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -120,10 +119,4 @@ func (b *fleetBench) createNamespaces(ctx context.Context, s *testcluster.Cluste
 		}
 	}
 	return nil
-}
-
-// lastLines is the end of a command's output, for an error message.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+	"time"
+)
+
+// The targets of issue 24.
+const (
+	targetFleetVsThree = 1.3 // fleet / three concurrent single-server runs, at most
+	targetLoopVsFleet  = 5.0 // shell loop / fleet, at least
+)
+
+// printFleet prints each arm's create and re-apply figures, the ratios the
+// issue sets targets for, and the memory runs.
+func printFleet(w io.Writer, cfg config, create []fleetRun, reapply [][]fleetRun, memory []fleetRun) error {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "%s; %d contexts on %d servers x %d objects; latency %s each way (round trip %s); re-apply: median of %d\n",
+		time.Now().Format(time.DateTime), cfg.contexts, fleetServers, cfg.objects, cfg.latency, 2*cfg.latency, cfg.runs)
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "phase\tarm\twall\tkapply CPU\tservers CPU\tpeak RSS\t")
+	medians := make([]fleetRun, len(reapply))
+	for i, runs := range reapply {
+		medians[i] = medianRun(runs)
+	}
+	for _, phase := range []struct {
+		name string
+		runs []fleetRun
+	}{{"create", create}, {"re-apply", medians}} {
+		for _, r := range phase.runs {
+			fmt.Fprintf(tw, "%s\t%s\t%.2fs\t%.2fs\t%.2fs\t%s\t\n", phase.name, r.label, r.took.Seconds(), r.cpu.Seconds(), r.server.Seconds(), mib(r.peak))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, phase := range []string{"create", "re-apply"} {
+		runs := [][]fleetRun{create, medians}[i]
+		fleet, three, loop := runs[0].took.Seconds(), runs[1].took.Seconds(), runs[2].took.Seconds()
+		fmt.Fprintf(&buf, "%s: fleet / 3 concurrent single-server runs %.2fx (target <= %.1fx: %s); shell loop / fleet %.2fx (target >= %.0fx: %s)\n",
+			phase, fleet/three, targetFleetVsThree, met(fleet/three <= targetFleetVsThree), loop/fleet, targetLoopVsFleet, met(loop/fleet >= targetLoopVsFleet))
+	}
+	printMemory(&buf, memory)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// printMemory prints the memory runs and how the peak grows with
+// --max-parallel and with the number of contexts.
+func printMemory(buf *bytes.Buffer, memory []fleetRun) {
+	if len(memory) == 0 {
+		return
+	}
+	fmt.Fprintln(buf, "peak RSS:")
+	for _, r := range memory {
+		fmt.Fprintf(buf, "  %-55s %8.2fs  %s\n", r.label, r.took.Seconds(), mib(r.peak))
+	}
+	// memory: --max-parallel 1, 5, 10, all; then creates and re-applies of
+	// the memorySets.
+	mp1, mpAll := memory[0].peak, memory[3].peak
+	sets := len(memorySets)
+	fewest, most := memory[4+sets].peak, memory[4+2*sets-1].peak
+	fmt.Fprintf(buf, "peak RSS --max-parallel all / 1: %.2fx; %d / %d contexts at --max-parallel 5 (re-apply): %.2fx\n",
+		float64(mpAll)/float64(mp1), memorySets[sets-1], memorySets[0], float64(most)/float64(fewest))
+}
+
+func medianRun(runs []fleetRun) fleetRun {
+	sorted := slices.Clone(runs)
+	slices.SortFunc(sorted, func(a, b fleetRun) int { return int(a.took - b.took) })
+	return sorted[len(sorted)/2]
+}
+
+func mib(bytes int64) string {
+	if bytes <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d MiB", bytes>>20)
+}
+
+func met(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
