@@ -135,7 +135,7 @@ func (b *fleetBench) run(ctx context.Context, stdout io.Writer) error {
 			reapply[i] = append(reapply[i], r)
 		}
 	}
-	var memory []fleetRun
+	var memory []memoryRow
 	if !b.cfg.skipMemory {
 		var err error
 		if memory, err = b.fleetMemory(ctx, tree); err != nil {
@@ -145,34 +145,55 @@ func (b *fleetBench) run(ctx context.Context, stdout io.Writer) error {
 	return printFleet(stdout, b.cfg, create, reapply, memory)
 }
 
+// memoryRow is one memory measurement, repeated -runs times.
+type memoryRow struct {
+	label string
+	runs  []fleetRun
+}
+
 // fleetMemory measures peak RSS by --max-parallel (1, 5, 10, all) over the
 // fleet's contexts, re-applying; then by the number of contexts with
-// --max-parallel 5, creating and re-applying each memory set.
-func (b *fleetBench) fleetMemory(ctx context.Context, tree string) ([]fleetRun, error) {
+// --max-parallel 5: each memory set created once, then re-applied. The
+// re-applies are repeated -runs times, alternated: a peak depends on when
+// the collector ran, so single figures move by a fifth.
+func (b *fleetBench) fleetMemory(ctx context.Context, tree string) ([]memoryRow, error) {
 	n := b.cfg.contexts
-	var runs []fleetRun
+	var rows []memoryRow
+	type step struct {
+		label string
+		args  []string
+	}
+	var steps []step
 	for _, mp := range []int{1, 5, 10, n} {
-		r, err := b.measure(fmt.Sprintf("fleet: %d contexts, --max-parallel %d (re-apply)", n, mp), func() (fleetRun, error) {
-			return b.kapply(ctx, "apply", "-f", tree, "-R", "--contexts", "fleet-*", "--max-parallel", fmt.Sprint(mp))
+		steps = append(steps, step{fmt.Sprintf("fleet: %d contexts, --max-parallel %d (re-apply)", n, mp), []string{"--contexts", "fleet-*", "--max-parallel", fmt.Sprint(mp)}})
+	}
+	for _, size := range memorySets {
+		set := []string{"--contexts", fmt.Sprintf("mem%d-*", size), "--max-parallel", "5"}
+		r, err := b.measure(fmt.Sprintf("%d contexts, --max-parallel 5 (create)", size), func() (fleetRun, error) {
+			return b.kapply(ctx, append([]string{"apply", "-f", tree, "-R"}, set...)...)
 		})
 		if err != nil {
 			return nil, err
 		}
-		runs = append(runs, r)
+		rows = append(rows, memoryRow{label: r.label, runs: []fleetRun{r}})
+		steps = append(steps, step{fmt.Sprintf("%d contexts, --max-parallel 5 (re-apply)", size), set})
 	}
-	for _, phase := range []string{"create", "re-apply"} {
-		for _, size := range memorySets {
-			set := fmt.Sprintf("mem%d-*", size)
-			r, err := b.measure(fmt.Sprintf("%d contexts, --max-parallel 5 (%s)", size, phase), func() (fleetRun, error) {
-				return b.kapply(ctx, "apply", "-f", tree, "-R", "--contexts", set, "--max-parallel", "5")
+	first := len(rows)
+	for _, s := range steps {
+		rows = append(rows, memoryRow{label: s.label})
+	}
+	for range b.cfg.runs {
+		for i, s := range steps {
+			r, err := b.measure(s.label, func() (fleetRun, error) {
+				return b.kapply(ctx, append([]string{"apply", "-f", tree, "-R"}, s.args...)...)
 			})
 			if err != nil {
 				return nil, err
 			}
-			runs = append(runs, r)
+			rows[first+i].runs = append(rows[first+i].runs, r)
 		}
 	}
-	return runs, nil
+	return rows, nil
 }
 
 // writeKubeconfig writes one kubeconfig with a context per server and

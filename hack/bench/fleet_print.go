@@ -17,7 +17,7 @@ const (
 
 // printFleet prints each arm's create and re-apply figures, the ratios the
 // issue sets targets for, and the memory runs.
-func printFleet(w io.Writer, cfg config, create []fleetRun, reapply [][]fleetRun, memory []fleetRun) error {
+func printFleet(w io.Writer, cfg config, create []fleetRun, reapply [][]fleetRun, memory []memoryRow) error {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "%s; %d contexts on %d servers x %d objects; latency %s each way (round trip %s); re-apply: median of %d\n",
 		time.Now().Format(time.DateTime), cfg.contexts, fleetServers, cfg.objects, cfg.latency, 2*cfg.latency, cfg.runs)
@@ -49,24 +49,32 @@ func printFleet(w io.Writer, cfg config, create []fleetRun, reapply [][]fleetRun
 	return err
 }
 
-// printMemory prints the memory runs and how the peak grows with
-// --max-parallel and with the number of contexts.
-func printMemory(buf *bytes.Buffer, memory []fleetRun) {
+// printMemory prints the memory runs (median time and peak, and the
+// peaks' range) and how the peak grows with --max-parallel and with the
+// number of contexts.
+func printMemory(buf *bytes.Buffer, memory []memoryRow) {
 	if len(memory) == 0 {
 		return
 	}
-	fmt.Fprintln(buf, "peak RSS:")
-	for _, r := range memory {
-		fmt.Fprintf(buf, "  %-55s %8.2fs  %s\n", r.label, r.took.Seconds(), mib(r.peak))
+	fmt.Fprintln(buf, "peak RSS (median of the runs, and their range):")
+	peaks := map[string]int64{}
+	for _, row := range memory {
+		byPeak := slices.Clone(row.runs)
+		slices.SortFunc(byPeak, func(a, b fleetRun) int { return int(a.peak - b.peak) })
+		median := byPeak[len(byPeak)/2].peak
+		peaks[row.label] = median
+		fmt.Fprintf(buf, "  %-55s %8.2fs  %s (%s-%s)\n", row.label, medianRun(row.runs).took.Seconds(),
+			mib(median), mib(byPeak[0].peak), mib(byPeak[len(byPeak)-1].peak))
 	}
-	// memory: --max-parallel 1, 5, 10, all; then creates and re-applies of
-	// the memorySets.
-	mp1, mpAll := memory[0].peak, memory[3].peak
+	// The rows: the memory sets' creates, then --max-parallel 1, 5, 10,
+	// all, then the memory sets' re-applies.
 	sets := len(memorySets)
-	fewest, most := memory[4+sets].peak, memory[4+2*sets-1].peak
+	fewest, most := memory[sets+4].label, memory[len(memory)-1].label
 	fmt.Fprintf(buf, "peak RSS --max-parallel all / 1: %.2fx; %d / %d contexts at --max-parallel 5 (re-apply): %.2fx\n",
-		float64(mpAll)/float64(mp1), memorySets[sets-1], memorySets[0], float64(most)/float64(fewest))
+		ratio(peaks[memory[sets+3].label], peaks[memory[sets].label]), memorySets[sets-1], memorySets[0], ratio(peaks[most], peaks[fewest]))
 }
+
+func ratio(a, b int64) float64 { return float64(a) / float64(b) }
 
 func medianRun(runs []fleetRun) fleetRun {
 	sorted := slices.Clone(runs)
