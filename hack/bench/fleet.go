@@ -28,9 +28,10 @@ const fleetServers = 3
 // objects in one run with --max-parallel=contexts, against three
 // concurrent single-server runs holding the same objects (each its
 // -contexts/3 namespaces in one tree) and a shell loop of `kapply apply
-// --context` over the contexts, first creating the objects, then -runs
-// re-applies of each, alternated; then the peak RSS by --max-parallel and
-// by the number of contexts (see fleetMemory).
+// --context` over the contexts: after an untimed warm-up, -runs creates
+// of each (new contexts and namespaces each time), then -runs re-applies,
+// the arms taking turns at going first; then the peak RSS by
+// --max-parallel and by the number of contexts (see fleetMemory).
 func benchFleet(ctx context.Context, cfg config, work string, stdout, stderr io.Writer) (err error) {
 	logf(stderr, "starting %d local clusters (work folder %s)", fleetServers, work)
 	var servers []*testcluster.Cluster
@@ -100,39 +101,27 @@ func (b *fleetBench) run(ctx context.Context, stdout io.Writer) error {
 	if err := b.writeKubeconfig(ctx); err != nil {
 		return err
 	}
-	n, tree := b.cfg.contexts, filepath.Join(b.work, "fleet-tree")
+	tree := filepath.Join(b.work, "fleet-tree")
 	if b.cfg.hold {
-		logf(b.stderr, "holding: --kubeconfig %s, contexts fleet-*, loop-*, mem*-* and server0..2 (tree %s/single-tree); interrupt to stop", b.path, b.work)
+		logf(b.stderr, "holding: --kubeconfig %s, contexts fleetN-*, loopN-*, mem*-*, warm-* and server0..2 (trees in %s); interrupt to stop", b.path, b.work)
 		<-ctx.Done()
 		return nil
 	}
-	arms := []fleetArm{
-		{fmt.Sprintf("fleet: %d contexts, --max-parallel %d", n, n), func() (fleetRun, error) {
-			return b.kapply(ctx, "apply", "-f", tree, "-R", "--contexts", "fleet-*", "--max-parallel", fmt.Sprint(n))
-		}},
-		{fmt.Sprintf("3 concurrent single-server runs, %d objects each", b.cfg.objects*n/fleetServers), func() (fleetRun, error) {
-			return b.concurrent(ctx, filepath.Join(b.work, "single-tree"))
-		}},
-		{fmt.Sprintf("shell loop: kapply apply --context, %d times", n), func() (fleetRun, error) {
-			return b.loop(ctx, tree, "loop", n)
-		}},
+	if err := b.warmUp(ctx, tree); err != nil {
+		return err
 	}
-	var create []fleetRun
-	for _, a := range arms {
-		r, err := b.measure(a.name+" (create)", a.run)
-		if err != nil {
+	// Each repetition creates in contexts and namespaces of its own, then
+	// the first repetition's objects are re-applied; the arms take turns
+	// at going first.
+	create, reapply := make([][]fleetRun, 3), make([][]fleetRun, 3)
+	for rep := range b.cfg.runs {
+		if err := b.rotate(b.arms(ctx, tree, rep), rep, "create", create); err != nil {
 			return err
 		}
-		create = append(create, r)
 	}
-	reapply := make([][]fleetRun, len(arms))
 	for rep := range b.cfg.runs {
-		for i, a := range arms {
-			r, err := b.measure(fmt.Sprintf("%s (re-apply %d)", a.name, rep+1), a.run)
-			if err != nil {
-				return err
-			}
-			reapply[i] = append(reapply[i], r)
+		if err := b.rotate(b.arms(ctx, tree, 0), rep, "re-apply", reapply); err != nil {
+			return err
 		}
 	}
 	var memory []memoryRow
@@ -143,6 +132,53 @@ func (b *fleetBench) run(ctx context.Context, stdout io.Writer) error {
 		}
 	}
 	return printFleet(stdout, b.cfg, create, reapply, memory)
+}
+
+// rotate measures each arm once, starting with arm rep (mod 3), and
+// appends its figures to runs[arm].
+func (b *fleetBench) rotate(arms []fleetArm, rep int, phase string, runs [][]fleetRun) error {
+	for k := range arms {
+		i := (k + rep) % len(arms)
+		r, err := b.measure(fmt.Sprintf("%s (%s %d)", arms[i].name, phase, rep+1), arms[i].run)
+		if err != nil {
+			return err
+		}
+		runs[i] = append(runs[i], r)
+	}
+	return nil
+}
+
+// arms are the three ways of applying the objects of repetition rep,
+// each in contexts or namespaces of its own: one kapply over the contexts,
+// three concurrent single-server runs, and a shell loop.
+func (b *fleetBench) arms(ctx context.Context, tree string, rep int) []fleetArm {
+	n := b.cfg.contexts
+	fleet, loop := fmt.Sprintf("fleet%d", rep), fmt.Sprintf("loop%d", rep)
+	return []fleetArm{
+		{fmt.Sprintf("fleet: %d contexts, --max-parallel %d", n, n), func() (fleetRun, error) {
+			return b.kapply(ctx, "apply", "-f", tree, "-R", "--contexts", fleet+"-*", "--max-parallel", fmt.Sprint(n))
+		}},
+		{fmt.Sprintf("3 concurrent single-server runs, %d objects each", b.cfg.objects*n/fleetServers), func() (fleetRun, error) {
+			return b.concurrent(ctx, b.singleTree(rep))
+		}},
+		{fmt.Sprintf("shell loop: kapply apply --context, %d times", n), func() (fleetRun, error) {
+			return b.loop(ctx, tree, loop, n)
+		}},
+	}
+}
+
+// warmUp creates and re-applies the tree in one context per server,
+// untimed: the first arm measured would otherwise pay alone for servers
+// that just started (their heaps and caches growing) and for kapply's
+// empty discovery and OpenAPI caches on disk, which every later run reads.
+func (b *fleetBench) warmUp(ctx context.Context, tree string) error {
+	for _, phase := range []string{"create", "re-apply"} {
+		logf(b.stderr, "warming up: %s in one context per server (not measured)", phase)
+		if _, err := b.kapply(ctx, "apply", "-f", tree, "-R", "--contexts", "warm-*"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // memoryRow is one memory measurement, repeated -runs times.
@@ -165,7 +201,7 @@ func (b *fleetBench) fleetMemory(ctx context.Context, tree string) ([]memoryRow,
 	}
 	var steps []step
 	for _, mp := range []int{1, 5, 10, n} {
-		steps = append(steps, step{fmt.Sprintf("fleet: %d contexts, --max-parallel %d (re-apply)", n, mp), []string{"--contexts", "fleet-*", "--max-parallel", fmt.Sprint(mp)}})
+		steps = append(steps, step{fmt.Sprintf("fleet: %d contexts, --max-parallel %d (re-apply)", n, mp), []string{"--contexts", "fleet0-*", "--max-parallel", fmt.Sprint(mp)}})
 	}
 	for _, size := range memorySets {
 		set := []string{"--contexts", fmt.Sprintf("mem%d-*", size), "--max-parallel", "5"}
@@ -206,7 +242,10 @@ func (b *fleetBench) writeKubeconfig(ctx context.Context) error {
 			return err
 		}
 	}
-	sets := map[string]int{"fleet": n, "loop": n}
+	sets := map[string]int{"warm": fleetServers}
+	for rep := range b.cfg.runs {
+		sets[fmt.Sprintf("fleet%d", rep)], sets[fmt.Sprintf("loop%d", rep)] = n, n
+	}
 	if !b.cfg.skipMemory {
 		for _, size := range memorySets {
 			sets[fmt.Sprintf("mem%d", size)] = size
@@ -218,8 +257,10 @@ func (b *fleetBench) writeKubeconfig(ctx context.Context) error {
 		}
 	}
 	for i, s := range b.servers {
-		if err := b.createNamespaces(ctx, s, singleNamespaces(n/fleetServers)); err != nil {
-			return fmt.Errorf("server %d: %w", i, err)
+		for rep := range b.cfg.runs {
+			if err := b.createNamespaces(ctx, s, singleNamespaces(rep, n/fleetServers)); err != nil {
+				return fmt.Errorf("server %d: %w", i, err)
+			}
 		}
 	}
 	b.path = filepath.Join(b.work, "kubeconfig-fleet")

@@ -17,20 +17,17 @@ const (
 
 // printFleet prints each arm's create and re-apply figures, the ratios the
 // issue sets targets for, and the memory runs.
-func printFleet(w io.Writer, cfg config, create []fleetRun, reapply [][]fleetRun, memory []memoryRow) error {
+func printFleet(w io.Writer, cfg config, create, reapply [][]fleetRun, memory []memoryRow) error {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "%s; %d contexts on %d servers x %d objects; latency %s each way (round trip %s); re-apply: median of %d\n",
+	fmt.Fprintf(&buf, "%s; %d contexts on %d servers x %d objects; latency %s each way (round trip %s); medians of %d runs\n",
 		time.Now().Format(time.DateTime), cfg.contexts, fleetServers, cfg.objects, cfg.latency, 2*cfg.latency, cfg.runs)
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tarm\twall\tkapply CPU\tservers CPU\tpeak RSS\t")
-	medians := make([]fleetRun, len(reapply))
-	for i, runs := range reapply {
-		medians[i] = medianRun(runs)
-	}
+	created, reapplied := medians(create), medians(reapply)
 	for _, phase := range []struct {
 		name string
 		runs []fleetRun
-	}{{"create", create}, {"re-apply", medians}} {
+	}{{"create", created}, {"re-apply", reapplied}} {
 		for _, r := range phase.runs {
 			fmt.Fprintf(tw, "%s\t%s\t%.2fs\t%.2fs\t%.2fs\t%s\t\n", phase.name, r.label, r.took.Seconds(), r.cpu.Seconds(), r.server.Seconds(), mib(r.peak))
 		}
@@ -39,7 +36,7 @@ func printFleet(w io.Writer, cfg config, create []fleetRun, reapply [][]fleetRun
 		return err
 	}
 	for i, phase := range []string{"create", "re-apply"} {
-		runs := [][]fleetRun{create, medians}[i]
+		runs := [][]fleetRun{created, reapplied}[i]
 		fleet, three, loop := runs[0].took.Seconds(), runs[1].took.Seconds(), runs[2].took.Seconds()
 		fmt.Fprintf(&buf, "%s: fleet / 3 concurrent single-server runs %.2fx (target <= %.1fx: %s); shell loop / fleet %.2fx (target >= %.0fx: %s)\n",
 			phase, fleet/three, targetFleetVsThree, met(fleet/three <= targetFleetVsThree), loop/fleet, targetLoopVsFleet, met(loop/fleet >= targetLoopVsFleet))
@@ -75,6 +72,15 @@ func printMemory(buf *bytes.Buffer, memory []memoryRow) {
 }
 
 func ratio(a, b int64) float64 { return float64(a) / float64(b) }
+
+// medians are each arm's median run.
+func medians(arms [][]fleetRun) []fleetRun {
+	out := make([]fleetRun, len(arms))
+	for i, runs := range arms {
+		out[i] = medianRun(runs)
+	}
+	return out
+}
 
 func medianRun(runs []fleetRun) fleetRun {
 	sorted := slices.Clone(runs)

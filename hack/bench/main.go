@@ -70,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.objects, "objects", 1000, "objects per tool, its Namespaces included")
 	fs.IntVar(&cfg.namespaces, "namespaces", 10, "namespaces per tool")
 	fs.IntVar(&cfg.parallel, "parallel", 16, "concurrency: kapply's --parallel (when it has it) and the floor's workers")
-	fs.IntVar(&cfg.runs, "runs", 1, "repetitions of the whole sequence, each in fresh namespaces; the table shows medians (-fleet: re-applies of each arm, alternated)")
+	fs.IntVar(&cfg.runs, "runs", 1, "repetitions of the whole sequence, each in fresh namespaces; the table shows medians (-fleet: creates, each in new contexts, and re-applies of each arm, alternated)")
 	fs.StringVar(&cfg.kapply, "kapply", "bin/kapply", "the kapply binary to measure")
 	fs.StringVar(&cfg.baseline, "baseline", "", "another kapply binary (an older build) measured in the same runs, phase by phase after -kapply: column kapply-base, ratio kapply/base")
 	fs.StringVar(&cfg.kubectl, "kubectl", "kubectl", "the kubectl binary, looked up on PATH; empty to leave kubectl out")
