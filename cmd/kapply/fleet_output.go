@@ -29,22 +29,32 @@ type fleetOutput struct {
 	unprinted bool
 	// drift holds status's object states by cluster.
 	drift crossDrift
+	// jsonLines: stdout's lines are -o events, not prefixed.
+	jsonLines bool
 }
 
-func newFleetOutput(streams genericiooptions.IOStreams, clusters int) *fleetOutput {
+// jsonLines: stdout carries -o events, JSON objects whose context is a
+// field (a prefix would make them no longer JSON); lines stay whole.
+func newFleetOutput(streams genericiooptions.IOStreams, clusters int, jsonLines bool) *fleetOutput {
 	return &fleetOutput{
-		streams: streams,
-		out:     &lockedWriter{w: streams.Out},
-		err:     &lockedWriter{w: streams.ErrOut},
-		stdin:   newStdinShare(streams.In),
-		open:    make(map[string][]*prefixedLines, clusters),
+		streams:   streams,
+		out:       &lockedWriter{w: streams.Out},
+		err:       &lockedWriter{w: streams.ErrOut},
+		stdin:     newStdinShare(streams.In),
+		open:      make(map[string][]*prefixedLines, clusters),
+		jsonLines: jsonLines,
 	}
 }
 
 // streamsFor is one cluster's streams.
 func (o *fleetOutput) streamsFor(context string) genericiooptions.IOStreams {
 	prefix := "[" + context + "] "
-	out, errOut := &prefixedLines{dst: o.out, prefix: prefix}, &prefixedLines{dst: o.err, prefix: prefix}
+	outPrefix := prefix
+	if o.jsonLines {
+		outPrefix = ""
+	}
+	out := &prefixedLines{dst: o.out, prefix: outPrefix, context: context}
+	errOut := &prefixedLines{dst: o.err, prefix: prefix, context: context}
 	o.mu.Lock()
 	o.open[context] = []*prefixedLines{out, errOut}
 	o.mu.Unlock()
@@ -181,8 +191,10 @@ func oneLine(s string, n int) string {
 // clusters writing at once never interleave within a line; a partial line
 // waits for its end (or close).
 type prefixedLines struct {
-	dst     io.Writer
-	prefix  string
+	dst    io.Writer
+	prefix string
+	// context is the cluster's, which -o events writes in a field.
+	context string
 	mu      sync.Mutex
 	partial []byte
 	closed  bool
@@ -217,6 +229,10 @@ func (p *prefixedLines) emit(line []byte) error {
 	_, err := p.dst.Write(buf)
 	return err
 }
+
+// fleetContext names the cluster the writer is one of a run over several
+// contexts for: -o events stamps it on each line.
+func (p *prefixedLines) fleetContext() string { return p.context }
 
 // close ends a partial line and drops whatever comes later.
 func (p *prefixedLines) close() error {
