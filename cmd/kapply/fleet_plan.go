@@ -192,6 +192,9 @@ func (f *fleetFlags) reviewAcross(cmd *cobra.Command, getter *genericclioptions.
 		if !opts.review.on() {
 			return ctx, nil
 		}
+		if err := opts.review.check(*opts); err != nil {
+			return ctx, runFailed(err) // refused once, before any cluster plans
+		}
 		set, err := read, error(nil)
 		switch {
 		case set == nil && opts.review.planFile != "":

@@ -151,10 +151,11 @@ func TestFleetContextsFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--contexts", "one", "--context", "one"}, "cannot be used with --context"},
 		{[]string{"--contexts", "nope-*"}, `no context matches "nope-*"`},
-		{[]string{"--cluster-selector", "region=eu"}, "--cluster-selector needs --contexts, --all-contexts or --clusters-file"},
+		{[]string{"--cluster-selector", "region=eu"}, "--cluster-selector needs --contexts, --all-contexts, --clusters-file"},
 		{[]string{"--all-contexts", "--cluster-selector", "region=eu"}, "--cluster-selector needs --clusters-file"},
 		{[]string{"--canary", "1"}, "--canary needs --contexts"},
-		{[]string{"--all-contexts", "--confirm"}, "--confirm works in one context"},
+		{[]string{"--all-contexts", "--yes"}, "--yes needs --confirm"},
+		{[]string{"--all-contexts", "--confirm", "--dry-run=server"}, "--dry-run cannot be used with --confirm"},
 		{[]string{"--all-contexts", "--max-parallel", "0"}, "--max-parallel must be at least 1"},
 	} {
 		r := kapplyKubeconfig(t, kubeconfig, append([]string{"apply", "-f", file}, tc.args...)...)

@@ -2,14 +2,17 @@ package fleet_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
@@ -235,4 +238,84 @@ func eventsSchema(t *testing.T) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	return sch
+}
+
+// Plans with failing clusters: planning where one cluster refuses
+// connections and one hangs writes no file and names both; plans made
+// where they all answer, applied after one context's server refuses
+// connections, another's hangs past --cluster-timeout, and one is denied
+// by RBAC: every other cluster applies its plan, the matrix names each
+// failure, exit 1.
+func TestFleetPlanFailuresStayInTheirCluster(t *testing.T) {
+	requireServers(t)
+	f := newFleetConfig(t)
+	var good []string
+	for i := range 6 {
+		name := fmt.Sprintf("good%d", i)
+		f.add(t, name, i%3)
+		good = append(good, name)
+	}
+	deniedNS := servers[1].Namespace(t)
+	readOnly := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}}
+	f.merge(t, "denied", servers[1].UserKubeconfig(t, deniedNS, "fleet-reader", readOnly))
+	f.cfg.Contexts["denied"].Namespace = deniedNS
+	broken := &fleetConfig{cfg: f.cfg.DeepCopy()}
+	broken.addURL("refused", "https://"+closedPort(t))
+	broken.addURL("hung", "https://"+silentServer(t))
+	file := configMaps(t, 3, "one")
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+
+	r := kapply(t, broken.write(t), "plan", "-f", file, "--contexts", "good*,denied,refused,hung", "--cluster-timeout", "10s", "-o", planFile)
+	if r.code != 1 || !strings.Contains(r.stderr, "No plan was written to "+planFile+": 2 of 9 cluster(s) made none") {
+		t.Fatalf("plan with two clusters down: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(planFile); !os.IsNotExist(err) {
+		t.Fatalf("a plan file was written: %v", err)
+	}
+	rows := matrix(t, r.stderr)
+	for name, want := range map[string]string{"refused": "refused", "hung": "timed out after 10s"} {
+		if got := rows[name]; !strings.Contains(got.firstError, want) {
+			t.Errorf("plan %s: first error %q, want it to say %q", name, got.firstError, want)
+		}
+	}
+
+	r = kapply(t, f.write(t), "plan", "-f", file, "--contexts", "good*,denied", "-o", planFile)
+	if r.code != 0 {
+		t.Fatalf("plan: exit %d\n%s", r.code, r.stderr)
+	}
+	// good0's server now refuses connections, good1's hangs.
+	later := &fleetConfig{cfg: f.cfg.DeepCopy()}
+	later.addURL("good0", "https://"+closedPort(t))
+	later.addURL("good1", "https://"+silentServer(t))
+	r = kapply(t, later.write(t), "apply", "--plan", planFile, "-f", file, "--max-parallel", "7", "--cluster-timeout", "10s")
+	if r.code != 1 {
+		t.Fatalf("apply --plan: exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	if r.took > 2*time.Minute {
+		t.Errorf("the run took %s: the hung server held it", r.took)
+	}
+	rows = matrix(t, r.stderr)
+	for _, name := range good[2:] {
+		if got := rows[name]; got.created != "3" || got.failed != "0" || got.firstError != "-" {
+			t.Errorf("%s: row %+v, want 3 created", name, got)
+		}
+		if n := f.countConfigMaps(t, name); n != 3 {
+			t.Errorf("%s: %d ConfigMaps, want 3", name, n)
+		}
+	}
+	for name, want := range map[string]string{"good0": "refused", "good1": "timed out after 10s", "denied": "forbidden"} {
+		got := rows[name]
+		if !strings.Contains(got.firstError, want) || got.created != "0" && got.created != "-" {
+			t.Errorf("%s: row %+v, want its first error to say %q and nothing created", name, got, want)
+		}
+		if !regexp.MustCompile(`(?m)^\[` + name + `\] failed \(`).MatchString(r.stderr) {
+			t.Errorf("%s: not reported failed", name)
+		}
+	}
+	if got := rows["denied"]; got.failed != "3" {
+		t.Errorf("denied: %s objects failed, want 3", got.failed)
+	}
+	if !strings.Contains(r.stderr, "3 of 7 cluster(s) failed") {
+		t.Errorf("no count of failed clusters:\n%s", r.stderr)
+	}
 }
