@@ -45,7 +45,11 @@ applied. Secret values are never in the file (salted digests only): give apply
   kapply plan -f manifests/ -R -n shop --server-side --prune --applyset=web -o plan.json
 
   # Only the objects labelled app=web, with a chosen field manager
-  kapply plan -f manifests/ -R -l app=web --field-manager=ci -o plan.json`,
+  kapply plan -f manifests/ -R -l app=web --field-manager=ci -o plan.json
+
+  # One plan per context in one file (a PlanList); apply runs each in its own cluster
+  kapply plan -f manifests/ -R --contexts 'prod-*' -o plans.json
+  kapply apply --plan plans.json -f manifests/ -R --canary 1 --wave-size 5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
