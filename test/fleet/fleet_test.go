@@ -266,7 +266,7 @@ func TestFleetServerKilledMidRun(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: created %q", name, rows[name].created)
 		}
-		if said := len(regexp.MustCompile(`(?m)^\[` + name + `\] configmap/\S+ created$`).FindAllString(out.String(), -1)); said != created {
+		if said := len(regexp.MustCompile(`(?m)^\[`+name+`\] configmap/\S+ created$`).FindAllString(out.String(), -1)); said != created {
 			t.Errorf("%s: the matrix counts %d created, %d lines said so", name, created, said)
 		}
 		if n := f.countConfigMaps(t, name); n < created {
