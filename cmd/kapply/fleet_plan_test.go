@@ -2,12 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -148,5 +153,59 @@ func TestFleetApplyPlanRefusesBadFiles(t *testing.T) {
 		if r.code != 1 || !strings.Contains(r.stderr, tc.want) || strings.Contains(r.stderr, "started (wave") {
 			t.Errorf("%q: exit %d, want 1 and %q before any cluster started:\n%s", tc.args, r.code, tc.want, r.stderr)
 		}
+	}
+}
+
+// apply --confirm over contexts: a table per context, one question; "y"
+// executes the plans shown (an object changed in one cluster while the
+// question waited is refused there, the rest applied), "n" writes
+// nothing anywhere.
+func TestFleetConfirmAsksOnceAndExecutesThePlansShown(t *testing.T) {
+	kubeconfig, namespaces := fleetKubeconfig(t, "cf-a", "cf-b")
+	dir := writeFiles(t, map[string]string{"moved.yaml": configMapYAML("moved", "mode", "fast")})
+	if r := kapplyKubeconfig(t, kubeconfig, "apply", "-f", dir, "--contexts", "cf-*"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	writeFile(t, dir, "moved.yaml", configMapYAML("moved", "mode", "slow"))
+	writeFile(t, dir, "fresh.yaml", configMapYAML("fresh", "k", "v"))
+
+	r := kapplyOnTerminalWith(t, kubeconfig, "n", nil, "apply", "-f", dir, "--contexts", "cf-*", "--confirm")
+	if r.code != 0 || !strings.Contains(r.stdout, "apply is cancelled: nothing was written") || strings.Contains(r.stdout, "created") {
+		t.Fatalf("answered n: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	for ctx, ns := range namespaces {
+		if got := configMapData(t, ns, "moved")["mode"]; got != "fast" {
+			t.Errorf("%s: answered n, but moved's mode is %v", ctx, got)
+		}
+	}
+
+	cms := dynamicClient(t).Resource(configMaps).Namespace(namespaces["cf-a"])
+	r = kapplyOnTerminalWith(t, kubeconfig, "y", func() {
+		if _, err := cms.Patch(context.Background(), "moved", types.MergePatchType, []byte(`{"data":{"mode":"other"}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}, "apply", "-f", dir, "--contexts", "cf-*", "-i")
+	if n := strings.Count(r.stdout, prompt); n != 1 {
+		t.Errorf("asked %d times, want once:\n%s", n, r.stdout)
+	}
+	shown := r.stdout[:strings.Index(r.stdout, prompt)]
+	for _, want := range []string{"[cf-a] NAMESPACE", "[cf-b] NAMESPACE", "fresh", "data.mode", "Plans of 2 context(s), 2 with changes."} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the tables lack %q:\n%s", want, shown)
+		}
+	}
+	if r.code != 1 || !regexp.MustCompile(`(?m)^\[cf-a\] .*changed since the plan: data.mode`).MatchString(r.stderr) || strings.Contains(r.stderr, "[cf-b] error") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if got := configMapData(t, namespaces["cf-a"], "moved")["mode"]; got != "other" {
+		t.Errorf("cf-a's moved mode = %v: planned again instead of executing the plan shown", got)
+	}
+	for ctx, ns := range namespaces {
+		if got := configMapData(t, ns, "fresh")["k"]; got != "v" {
+			t.Errorf("%s: fresh's k = %v, want v", ctx, got)
+		}
+	}
+	if got := configMapData(t, namespaces["cf-b"], "moved")["mode"]; got != "slow" {
+		t.Errorf("cf-b's moved mode = %v, want slow", got)
 	}
 }
