@@ -139,6 +139,7 @@ func (f *fleetFlags) runOver(cmd *cobra.Command, getter *genericclioptions.Confi
 		f.stdin = out.stdin
 	}
 	out.stdin = f.stdin // read once for all the run's passes (apply --confirm plans, then applies)
+	out.command = cmd.Name()
 	opts.OnEvent = out.onEvent
 	return fleet.Run(cmd.Context(), clusters, opts, f.job(cmd, getter, out, fn)), out
 }

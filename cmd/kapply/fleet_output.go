@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/fleet"
 )
 
@@ -31,6 +32,8 @@ type fleetOutput struct {
 	drift crossDrift
 	// jsonLines: stdout's lines are -o events, not prefixed.
 	jsonLines bool
+	// command names the command in -o events lines.
+	command string
 }
 
 // jsonLines: stdout carries -o events, JSON objects whose context is a
@@ -79,6 +82,22 @@ func (o *fleetOutput) onEvent(e fleet.Event) {
 			state = "failed"
 		}
 		o.eventLine(fmt.Sprintf("%s%s (wave %d, %s, after %s)\n", prefix, state, e.Wave, e.Time.Format(eventTime), e.Result.Duration.Round(10*time.Millisecond)))
+	case fleet.ClusterNotStarted:
+		o.notStartedEvents(e)
+	}
+}
+
+// notStartedEvents writes, with -o events, a cluster's lines when it is
+// not started: an ErrorType saying why and a failed summary, so that
+// every context of the run ends with its summary on stdout too.
+func (o *fleetOutput) notStartedEvents(e fleet.Event) {
+	if !o.jsonLines {
+		return
+	}
+	w := newEventWriter(&prefixedLines{dst: o.out, context: e.Context}, o.command, apply.NoDryRun)
+	_ = w.finish(e.Result.Err) // the error is the cluster's, in the matrix; a lost line is writeErr
+	if w.writeErr != nil {
+		o.setUnprinted()
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -207,5 +208,43 @@ func TestFleetConfirmAsksOnceAndExecutesThePlansShown(t *testing.T) {
 	}
 	if got := configMapData(t, namespaces["cf-b"], "moved")["mode"]; got != "slow" {
 		t.Errorf("cf-b's moved mode = %v, want slow", got)
+	}
+}
+
+// -o events when the canary fails: the canary's lines say why, and each
+// cluster not started has its lines too (an ErrorType, a failed summary),
+// so that stdout alone accounts for every context.
+func TestFleetEventsOfClustersNotStarted(t *testing.T) {
+	kubeconfig, _ := fleetKubeconfig(t, "ns-0", "ns-a", "ns-b")
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	canary := cfg.Contexts["ns-0"]
+	cfg.Clusters["closed"] = cfg.Clusters[canary.Cluster].DeepCopy()
+	cfg.Clusters["closed"].Server = "https://127.0.0.1:1"
+	canary.Cluster = "closed"
+	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	dir := writeFiles(t, map[string]string{"cm.yaml": fleetConfigMap})
+	r := kapplyKubeconfig(t, kubeconfig, "apply", "-f", filepath.Join(dir, "cm.yaml"), "--contexts", "ns-*", "--canary", "1", "-o", "events")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	byContext := eventsByContext(t, r.stdout)
+	for _, ctx := range []string{"ns-0", "ns-a", "ns-b"} {
+		events := byContext[ctx]
+		if len(events) < 2 || events[len(events)-1].Status != statusFailed {
+			t.Fatalf("%s: events %+v, want an error and a failed summary", ctx, events)
+		}
+		errorLine := events[len(events)-2]
+		want := "not started: the canary wave failed"
+		if ctx == "ns-0" {
+			want = "refused"
+		}
+		if errorLine.Type != errorType || !strings.Contains(errorLine.Error, want) {
+			t.Errorf("%s: error line %+v, want it to say %q", ctx, errorLine, want)
+		}
 	}
 }
