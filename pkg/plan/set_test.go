@@ -157,3 +157,64 @@ func resumSet(t *testing.T, data []byte, fn func(map[string]any)) []byte {
 	}
 	return out
 }
+
+// FuzzDecodeSet: any document read as either kind is decoded or refused
+// with ErrInvalid, never a panic; a PlanList that decodes encodes again
+// and decodes to the same plans. Each plan's checksum and the list's are
+// made again for the fuzzer's document, so what they guard is fuzzed too.
+func FuzzDecodeSet(f *testing.F) {
+	f.Add(encodeSet(f, twoContexts(f)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		decodeSetAndReencode(t, data)
+		if fixed, ok := withSetChecksums(data); ok {
+			decodeSetAndReencode(t, fixed)
+		}
+	})
+}
+
+func decodeSetAndReencode(t *testing.T, data []byte) {
+	_, set, err := DecodeAnyLimited(bytes.NewReader(data), 1<<20)
+	if err != nil {
+		if !errors.Is(err, ErrInvalid) {
+			t.Fatalf("a refusal that is not ErrInvalid: %v", err)
+		}
+		return
+	}
+	if set == nil {
+		return // one plan: FuzzDecode's
+	}
+	var b bytes.Buffer
+	if err := EncodeSet(&b, set); err != nil {
+		t.Fatalf("a decoded PlanList does not encode: %v", err)
+	}
+	_, again, err := DecodeAny(&b)
+	if err != nil {
+		t.Fatalf("an encoded PlanList does not decode: %v", err)
+	}
+	if !reflect.DeepEqual(again.Contexts(), set.Contexts()) {
+		t.Fatalf("contexts %v became %v", set.Contexts(), again.Contexts())
+	}
+}
+
+// withSetChecksums is data with each plan's checksum and the list's made
+// for its content, when it has the shape of a PlanList.
+func withSetChecksums(data []byte) ([]byte, bool) {
+	var doc setDocument
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, false
+	}
+	for i := range doc.Plans {
+		sum, err := checksum(&doc.Plans[i].Plan)
+		if err != nil {
+			return nil, false
+		}
+		doc.Plans[i].Plan.Checksum = sum
+	}
+	sum, err := setChecksum(&doc)
+	if err != nil {
+		return nil, false
+	}
+	doc.Checksum = sum
+	out, err := json.Marshal(doc)
+	return out, err == nil
+}
