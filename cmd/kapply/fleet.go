@@ -134,7 +134,7 @@ var errCancelled = errors.New("cancelled")
 // the run's output, its matrix not yet printed.
 func (f *fleetFlags) runOver(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams,
 	clusters []fleet.Cluster, opts fleet.Options, fn contextRun) ([]fleet.Result, *fleetOutput) {
-	out := newFleetOutput(streams, len(clusters), eventsRequested(cmd))
+	out := newFleetOutput(streams, len(clusters), jsonLinesRequested(cmd))
 	if f.stdin == nil {
 		f.stdin = out.stdin
 	}
@@ -144,12 +144,15 @@ func (f *fleetFlags) runOver(cmd *cobra.Command, getter *genericclioptions.Confi
 	return fleet.Run(cmd.Context(), clusters, opts, f.job(cmd, getter, out, fn)), out
 }
 
-// eventsRequested says whether the command writes -o events: its stdout
-// lines are JSON objects that carry their context in a field, not a
-// prefix. (plan's -o is a file.)
-func eventsRequested(cmd *cobra.Command) bool {
+// jsonLinesRequested says whether the command's stdout is JSON lines that
+// carry their context in a field, not a prefix: -o events, and status
+// -o json (a line per context). plan's -o is a file.
+func jsonLinesRequested(cmd *cobra.Command) bool {
 	o := cmd.Flags().Lookup("output")
-	return o != nil && o.Value.String() == eventsOutput && cmd.Name() != "plan"
+	if o == nil || cmd.Name() == "plan" {
+		return false
+	}
+	return o.Value.String() == eventsOutput || (cmd.Name() == "status" && o.Value.String() == "json")
 }
 
 // job runs fn in one cluster: its own kubeconfig flags (the context

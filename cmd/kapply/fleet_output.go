@@ -151,7 +151,11 @@ func (o *fleetOutput) finish(results []fleet.Result) error {
 			failed++
 		}
 	}
-	if err := o.drift.print(o.out); err != nil {
+	across := o.out
+	if o.jsonLines {
+		across = o.err // stdout stays JSON lines; the comparison is for people
+	}
+	if err := o.drift.print(across); err != nil {
 		return withCode(max(worst, exitFailed), fmt.Errorf("printing the states across clusters: %w", err))
 	}
 	if err := printMatrix(o.err, results); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -269,5 +270,25 @@ func TestFleetContextsStatusAcrossClusters(t *testing.T) {
 	r = kapplyKubeconfig(t, kubeconfig, "status", "-f", file, "--contexts", "ok")
 	if strings.Contains(r.stdout, "Across clusters") {
 		t.Errorf("one cluster, yet a comparison:\n%s", r.stdout)
+	}
+
+	// -o json: a JSON line per context, the comparison on stderr.
+	r = kapplyKubeconfig(t, kubeconfig, "status", "-f", file, "--contexts", "ok,edited,empty", "-o", "json")
+	if r.code != 1 || !strings.Contains(r.stderr, "Across clusters:\n") {
+		t.Fatalf("status -o json: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	seen := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		var doc struct {
+			Context string           `json:"context"`
+			Objects []map[string]any `json:"objects"`
+		}
+		if err := json.Unmarshal([]byte(line), &doc); err != nil || len(doc.Objects) != 1 {
+			t.Fatalf("not a line of one context's statuses (%v): %q", err, line)
+		}
+		seen[doc.Context] = line
+	}
+	if len(seen) != 3 || !strings.Contains(seen["edited"], "by-hand") || strings.Contains(seen["ok"], "by-hand") {
+		t.Errorf("status -o json lines by context: %v", seen)
 	}
 }
