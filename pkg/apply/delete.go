@@ -11,6 +11,7 @@ import (
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/delete"
 	"github.com/kapply/kapply/pkg/wait"
 )
@@ -25,7 +26,7 @@ type DeleteOptions struct {
 	Wait           bool
 	Timeout        time.Duration
 	IgnoreNotFound bool
-	DryRun         DryRun
+	DryRun         cluster.DryRun
 }
 
 // Delete deletes the objects the files declare: dependents first, then
@@ -55,7 +56,7 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 		forEachLimit(each(group), r.opts.Parallel, func(i int) {
 			done[i] = r.deleteDeclared(ctx, objects[i], opts.IgnoreNotFound)
 		})
-		if opts.Wait && opts.DryRun == NoDryRun {
+		if opts.Wait && opts.DryRun == cluster.NoDryRun {
 			// Dependents are gone before the CRDs and Namespaces they need.
 			r.awaitGone(ctx, done, group)
 		}
@@ -87,7 +88,7 @@ func (r *runner) deleteDeclared(ctx context.Context, o *object, ignoreNotFound b
 // deleteOne deletes a live or declared object (outcome Deleted or Pruned).
 func (r *runner) deleteOne(ctx context.Context, o *object, outcome Outcome) Event {
 	ev := o.event(Event{Outcome: outcome, Result: o.Obj})
-	if r.opts.DryRun == ClientDryRun {
+	if r.opts.DryRun == cluster.ClientDryRun {
 		return ev
 	}
 	// A pruned object (one with a UID) is deleted only if it is still the

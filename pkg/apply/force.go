@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kapply/kapply/pkg/cluster"
 )
 
 // forceReplaces tells whether Force answers a failed patch by replacing the
@@ -18,7 +20,7 @@ import (
 // server refused the patch as invalid (an immutable field: a Deployment's
 // selector, a Job's template) or kept reporting a conflict.
 func (r *runner) forceReplaces(err error) bool {
-	return r.opts.Force != nil && r.opts.DryRun == NoDryRun && (apierrors.IsInvalid(err) || apierrors.IsConflict(err))
+	return r.opts.Force != nil && r.opts.DryRun == cluster.NoDryRun && (apierrors.IsInvalid(err) || apierrors.IsConflict(err))
 }
 
 // replace deletes the live object (GracePeriod, Cascade), waits until it is
@@ -90,7 +92,7 @@ func replaced(o *object, created *unstructured.Unstructured, warnings []string, 
 // does not say the request was not done.
 func serverRefused(err error) bool {
 	var status apierrors.APIStatus
-	var gaveUp *RetryError
+	var gaveUp *cluster.RetryError
 	return errors.As(err, &status) && !answerWasLost(err) && !errors.As(err, &gaveUp) &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }

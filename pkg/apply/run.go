@@ -170,7 +170,7 @@ func (r *runner) applyAll(ctx context.Context, objects []*object, afterNamespace
 	early := r.startEarly(ctx, objects, all)
 	for n, phase := range all {
 		// A CRD's event is final once it is established.
-		awaits := phase.crds && r.opts.DryRun == NoDryRun
+		awaits := phase.crds && r.opts.DryRun == cluster.NoDryRun
 		report := r.report
 		if awaits {
 			report = nil

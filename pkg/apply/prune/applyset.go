@@ -62,15 +62,15 @@ func ParseSet(ref, namespace string, mapper meta.RESTMapper) (*Set, error) {
 		gvr, name = schema.ParseGroupResource(resource).WithVersion(""), rest
 	}
 	if name == "" {
-		return nil, fmt.Errorf("PruneOptions.ApplySet %q: the parent's name is empty", ref)
+		return nil, fmt.Errorf("prune.Options.ApplySet %q: the parent's name is empty", ref)
 	}
 	gvk, err := mapper.KindFor(gvr)
 	if err != nil {
-		return nil, fmt.Errorf("PruneOptions.ApplySet %q: %w", ref, err)
+		return nil, fmt.Errorf("prune.Options.ApplySet %q: %w", ref, err)
 	}
 	mapping, err := mapper.RESTMapping(gvk.GroupKind())
 	if err != nil {
-		return nil, fmt.Errorf("PruneOptions.ApplySet %q: %w", ref, err)
+		return nil, fmt.Errorf("prune.Options.ApplySet %q: %w", ref, err)
 	}
 	set := &Set{Mapping: mapping, Name: name, tooling: applySetTooling,
 		currentKinds: sets.New[schema.GroupKind](), updatedKinds: sets.New[schema.GroupKind](),
