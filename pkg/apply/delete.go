@@ -3,11 +3,9 @@ package apply
 import (
 	"context"
 	"fmt"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -16,23 +14,10 @@ import (
 	"github.com/kapply/kapply/pkg/wait"
 )
 
-// DeleteOptions configure `kapply delete`.
-type DeleteOptions struct {
-	Namespace        string
-	EnforceNamespace bool
-	// Cascade is how dependents go: background (default), foreground or orphan.
-	Cascade metav1.DeletionPropagation
-	// Wait makes each deletion wait, bounded by Timeout, until the object is gone.
-	Wait           bool
-	Timeout        time.Duration
-	IgnoreNotFound bool
-	DryRun         cluster.DryRun
-}
-
 // Delete deletes the objects the files declare: dependents first, then
 // CRDs (their custom resources gone by then), then Namespaces. Events come
 // in that order.
-func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]Event, error) {
+func (a *Applier) Delete(ctx context.Context, in Input, opts delete.Options) ([]Event, error) {
 	objects, err := in.objects()
 	if err != nil {
 		return nil, err
@@ -93,7 +78,7 @@ func (r *runner) deleteOne(ctx context.Context, o *object, outcome Outcome) Even
 	}
 	// A pruned object (one with a UID) is deleted only if it is still the
 	// one listed.
-	opts := delete.Request{Cascade: r.opts.Cascade, UID: o.Obj.GetUID(), DryRun: r.serverDryRun()}.Options()
+	opts := delete.Request{Cascade: r.opts.Cascade, UID: o.Obj.GetUID(), DryRun: r.opts.DryRun}.Options()
 	client := r.resource(o)
 	var uid types.UID
 	err := r.retryTransient(ctx, func() (err error) {

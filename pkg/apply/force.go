@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/cluster"
+	"github.com/kapply/kapply/pkg/delete"
 )
 
 // forceReplaces tells whether Force answers a failed patch by replacing the
@@ -138,15 +139,12 @@ func (r *runner) createAfterDelete(ctx context.Context, client dynamic.ResourceI
 
 // deleteForReplace deletes the object that was read, and no newer one.
 func (r *runner) deleteForReplace(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured) error {
-	uid := live.GetUID()
-	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
+	req := delete.Request{Cascade: r.opts.Force.Cascade, UID: live.GetUID()}
 	if r.opts.Force.GracePeriod >= 0 {
 		seconds := int64(r.opts.Force.GracePeriod)
-		opts.GracePeriodSeconds = &seconds
+		req.GracePeriod = &seconds
 	}
-	if r.opts.Force.Cascade != "" {
-		opts.PropagationPolicy = &r.opts.Force.Cascade
-	}
+	opts := req.Options()
 	err := r.retryTransient(ctx, func() error { return client.Delete(ctx, live.GetName(), opts) })
 	if apierrors.IsNotFound(err) {
 		return nil // someone deleted it already

@@ -113,7 +113,7 @@ type Options struct {
 
 // settings are what a run reads, whichever operation started it: the
 // operation's own options (Options, PlanOptions, ExecuteOptions,
-// DeleteOptions) and the Applier's (parallel). Apply's Options hold the
+// delete.Options) and the Applier's (parallel). Apply's Options hold the
 // most, so they are embedded whole, with their Write moved to the embedded
 // WriteOptions (left empty in Options) so the run reads one copy.
 type settings struct {
