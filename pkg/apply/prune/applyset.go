@@ -81,10 +81,17 @@ func ParseSet(ref, namespace string, mapper meta.RESTMapper) (*Set, error) {
 	return set, nil
 }
 
-// ID is the set's identity: base64url(sha256(name.namespace.kind.group)).
+// ID is the set's identity (see SetID).
 func (s *Set) ID() string {
-	gvk := s.Mapping.GroupVersionKind
-	sum := sha256.Sum256([]byte(strings.Join([]string{s.Name, s.Namespace, gvk.Kind, gvk.Group}, ".")))
+	return SetID(s.Mapping.GroupVersionKind.GroupKind(), s.Name, s.Namespace)
+}
+
+// SetID is the identity of the ApplySet whose parent is the object of kind
+// parent named name in namespace (empty for a cluster-scoped parent), as
+// KEP-3659 defines it: base64url(sha256(name.namespace.kind.group)). A
+// program that writes the members itself labels them PartOfLabel: SetID.
+func SetID(parent schema.GroupKind, name, namespace string) string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{name, namespace, parent.Kind, parent.Group}, ".")))
 	return fmt.Sprintf("applyset-%s-v1", base64.RawURLEncoding.EncodeToString(sum[:]))
 }
 
