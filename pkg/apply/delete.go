@@ -18,17 +18,10 @@ import (
 // CRDs (their custom resources gone by then), then Namespaces. Events come
 // in that order.
 func (a *Applier) Delete(ctx context.Context, in Input, opts delete.Options) ([]Event, error) {
-	objects, err := in.objects()
-	if err != nil {
-		return nil, err
-	}
-	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace},
+	objects, r, err := a.start(ctx, in, settings{WriteOptions: WriteOptions{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace},
 		Options: Options{Timeout: opts.Timeout, DryRun: opts.DryRun}, Cascade: opts.Cascade})
 	if err != nil {
 		return nil, err
-	}
-	if err := r.reachServer(ctx); err != nil {
-		return nil, afterLoadErrors(in.Errors, err)
 	}
 	loadErrs := in.Errors
 	var events []Event

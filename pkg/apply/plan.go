@@ -89,19 +89,12 @@ func (e *PlanError) Unwrap() []error { return e.Errs }
 // could not be loaded, are in the *PlanError returned with the plan (and
 // stop pruning, as in Apply); any other error stops the run.
 func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.Plan, error) {
-	objects, err := in.objects()
-	if err != nil {
-		return nil, err
-	}
-	r, err := a.runner(ctx, opts.settings())
-	if err != nil {
-		return nil, err
-	}
 	if len(in.Objects) == 0 && len(in.Errors) == 0 {
 		return nil, ErrNoObjects
 	}
-	if err := r.reachServer(ctx); err != nil {
-		return nil, afterLoadErrors(in.Errors, err)
+	objects, r, err := a.start(ctx, in, opts.settings())
+	if err != nil {
+		return nil, err
 	}
 	p := &plan.Plan{Cluster: r.cluster(ctx)}
 	set, err := r.startApplySet(ctx, objects)

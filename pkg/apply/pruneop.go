@@ -41,17 +41,10 @@ type PruneOptions struct {
 // Namespace or PersistentVolume the allowlist does not name) or a step
 // that failed (Failed, with a *PruneError: a LIST, the parent's update).
 func (a *Applier) Prune(ctx context.Context, in Input, opts PruneOptions) ([]Event, error) {
-	objects, err := in.objects()
-	if err != nil {
-		return nil, err
-	}
-	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{Namespace: opts.Namespace},
+	objects, r, err := a.start(ctx, in, settings{WriteOptions: WriteOptions{Namespace: opts.Namespace},
 		Options: Options{Prune: &opts.Options, DryRun: opts.DryRun}, Cascade: opts.Cascade})
 	if err != nil {
 		return nil, err
-	}
-	if err := r.reachServer(ctx); err != nil {
-		return nil, afterLoadErrors(in.Errors, err)
 	}
 	declared, unmapped := r.declare(ctx, objects)
 	if err := r.prunable(objects, nil, in.Errors); err != nil {

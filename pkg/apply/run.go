@@ -64,19 +64,12 @@ type Input struct {
 // run (an unreachable server, a malformed ApplySet); per-object failures
 // are events.
 func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, error) {
-	objects, err := in.objects()
-	if err != nil {
-		return nil, err
-	}
-	r, err := a.runner(ctx, opts.settings())
-	if err != nil {
-		return nil, err
-	}
 	if len(in.Objects) == 0 && len(in.Errors) == 0 && (opts.Prune == nil || !opts.Prune.AllowEmpty) {
 		return nil, ErrNoObjects
 	}
-	if err := r.reachServer(ctx); err != nil {
-		return nil, afterLoadErrors(in.Errors, err)
+	objects, r, err := a.start(ctx, in, opts.settings())
+	if err != nil {
+		return nil, err
 	}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
@@ -139,6 +132,24 @@ func (r *runner) prune(ctx context.Context, set *prune.Set, objects []*object, a
 		return r.pruneApplySet(ctx, set, keep)
 	}
 	return r.pruneBySelector(ctx, objects, keep)
+}
+
+// start begins an operation on in: its objects, and a runner with the
+// operation's settings once the server answers. The error of an
+// unreachable server comes after in's load errors.
+func (a *Applier) start(ctx context.Context, in Input, opts settings) ([]*object, *runner, error) {
+	objects, err := in.objects()
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := a.runner(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.reachServer(ctx); err != nil {
+		return nil, nil, afterLoadErrors(in.Errors, err)
+	}
+	return objects, r, nil
 }
 
 // runner starts a run with the operation's settings, the Applier's
