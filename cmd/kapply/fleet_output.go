@@ -11,7 +11,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/fleet"
 )
 
@@ -94,7 +94,7 @@ func (o *fleetOutput) notStartedEvents(e fleet.Event) {
 	if !o.jsonLines {
 		return
 	}
-	w := newEventWriter(&prefixedLines{dst: o.out, context: e.Context}, o.command, apply.NoDryRun)
+	w := newEventWriter(&prefixedLines{dst: o.out, context: e.Context}, o.command, kcluster.NoDryRun)
 	_ = w.finish(e.Result.Err) // the error is the cluster's, in the matrix; a lost line is writeErr
 	if w.writeErr != nil {
 		o.setUnprinted()
