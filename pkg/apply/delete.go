@@ -41,6 +41,7 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 	if err != nil {
 		return nil, err
 	}
+	r.know(in.Objects...)
 	if err := r.reachServer(ctx); err != nil {
 		return nil, afterLoadErrors(in.Errors, err)
 	}
@@ -66,7 +67,7 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 	for _, err := range loadErrs {
 		events = append(events, Event{Outcome: Failed, Err: err})
 	}
-	return events, nil
+	return r.maskedAll(events), nil
 }
 
 // deleteDeclared maps one object from the files and deletes it.

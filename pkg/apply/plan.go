@@ -62,8 +62,8 @@ type PlanError struct {
 
 // PlanFailure is the failure of the object at Index in the input to be
 // planned. Event is the failed event, as Apply would give it: its object,
-// the live object when it was read (a caller masks a Secret's values in
-// the message with them) and the warnings before the failure.
+// the live object when it was read and the warnings before the failure,
+// Secret values masked in its error and warnings.
 type PlanFailure struct {
 	Index int
 	Event Event
@@ -95,6 +95,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	if err != nil {
 		return nil, err
 	}
+	r.know(in.Objects...)
 	if len(in.Objects) == 0 && len(in.Errors) == 0 {
 		return nil, ErrNoObjects
 	}
@@ -104,7 +105,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	p := &plan.Plan{Cluster: r.cluster(ctx)}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
-		return nil, err
+		return nil, r.secrets.Error(err)
 	}
 	sink := &planSink{serverDryRun: opts.ServerDryRun}
 	if !opts.StreamOnly {
@@ -123,7 +124,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	var failed []error
 	for i, ev := range events {
 		if ev.Outcome == Failed {
-			failed = append(failed, &PlanFailure{Index: i, Event: ev})
+			failed = append(failed, &PlanFailure{Index: i, Event: r.masked(ev)})
 		}
 	}
 	failed = append(failed, in.Errors...)
@@ -140,7 +141,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 		}
 	}
 	if opts.Prune != nil {
-		for _, ev := range r.prune(ctx, set, objects, events, in.Errors) {
+		for _, ev := range r.maskedAll(r.prune(ctx, set, objects, events, in.Errors)) {
 			switch ev.Outcome {
 			case Pruned:
 				it := plan.NewRemoval(plan.Prune, ev.Object, ev.Source)

@@ -42,6 +42,9 @@ type runner struct {
 	// planning, when set, makes the run Applier.Plan's: each object is
 	// planned (planOne) instead of written.
 	planning *planSink
+	// secrets are the Secrets whose values the run's texts never print
+	// (see mask.go).
+	secrets *cluster.Secrets
 }
 
 // Input is what a run applies: the objects, where each came from, and an
@@ -72,6 +75,7 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	if err != nil {
 		return nil, err
 	}
+	r.know(in.Objects...)
 	if len(in.Objects) == 0 && len(in.Errors) == 0 && (opts.Prune == nil || !opts.Prune.AllowEmpty) {
 		return nil, ErrNoObjects
 	}
@@ -80,7 +84,7 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
-		return nil, err
+		return nil, r.secrets.Error(err)
 	}
 	// The parent goes after the Namespaces: it may live in one of them.
 	events := r.applyAll(ctx, objects, func() error { return r.recordSuperset(ctx, set) })
@@ -92,7 +96,7 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 		events = append(events, Event{Outcome: Failed, Err: err})
 	}
 	events = append(events, pruned...)
-	return events, nil
+	return r.maskedAll(events), nil
 }
 
 // ErrNoObjects is kubectl's error for a run whose files hold no object (an
@@ -155,7 +159,7 @@ func (a *Applier) runner(ctx context.Context, opts settings) (*runner, error) {
 		meta.MaybeResetRESTMapper(c.Mapper)
 	}
 	r := &runner{opts: opts, dynamic: c.Dynamic, lists: cluster.RawClient(c.Lists), discovery: c.Discovery,
-		host: c.Host, retries: cluster.NewRetries(c.Backoff, c.RetryWindow, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
+		host: c.Host, retries: cluster.NewRetries(c.Backoff, c.RetryWindow, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight), secrets: &cluster.Secrets{}}
 	r.runAnswers = newRunAnswers(ctx, c, builtins.Recognizes, r.retryTransient)
 	return r, nil
 }
@@ -300,7 +304,7 @@ func (r *runner) runPhase(ctx context.Context, objects []*object, p *phaseStart,
 // report hands object i's final event to OnEvent.
 func (r *runner) report(i int, ev Event) {
 	if r.opts.OnEvent != nil {
-		r.opts.OnEvent(i, ev)
+		r.opts.OnEvent(i, r.masked(ev))
 	}
 }
 
