@@ -121,7 +121,7 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 			}
 		}
 	}
-	return executePlan(ctx, getter, streams, opts, runOpts, printer, applier, in, p)
+	return executePlan(ctx, streams, opts, runOpts, printer, applier, in, p)
 }
 
 // loadPlan reads the plan file and the files given with it (for Secret
@@ -161,7 +161,7 @@ func loadPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin 
 // executePlan executes p and prints each object's outcome as apply does;
 // an object refused as changed since the plan is followed by a diff of
 // what changed.
-func executePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions,
+func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts applyOptions,
 	runOpts apply.Options, printer *eventPrinter, applier *apply.Applier, in apply.Input, p *plan.Plan) error {
 	for _, it := range p.Items {
 		printer.serverSide = printer.serverSide || it.Action == plan.Apply
@@ -185,7 +185,7 @@ func executePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, str
 		return runFailed(err)
 	}
 	if opts.wait {
-		if err := waitReady(ctx, getter, streams, events, opts.waitTimeout(), printer); err != nil {
+		if err := waitReady(ctx, applier, streams, events, opts.waitTimeout(), printer); err != nil {
 			return err
 		}
 	}

@@ -50,9 +50,12 @@ func (c *commandWarnings) HandleWarningHeader(code int, _ string, text string) {
 // print prints warnings the library gathered, as HandleWarningHeader.
 func (c *commandWarnings) print(texts []string) {
 	for _, text := range texts {
-		c.HandleWarningHeader(299, "", text)
+		c.printOne(text)
 	}
 }
+
+// printOne prints one warning the library gathered.
+func (c *commandWarnings) printOne(text string) { c.HandleWarningHeader(299, "", text) }
 
 // knowSecrets adds the values of the Secrets among the objects (and of
 // their records) to those no warning prints.
