@@ -141,7 +141,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 		}
 	}
 	if opts.Prune != nil {
-		for _, ev := range r.maskedAll(r.prune(ctx, set, objects, events, in.Errors)) {
+		for _, ev := range r.prune(ctx, set, objects, events, in.Errors) {
 			switch ev.Outcome {
 			case Pruned:
 				it := plan.NewRemoval(plan.Prune, ev.Object, ev.Source)

@@ -133,16 +133,17 @@ func (r *runner) startApplySet(ctx context.Context, objects []*object) (*prune.S
 }
 
 // prune deletes what the run did not apply, unless the run could not read
-// every file or apply every object.
+// every file or apply every object. Its events are masked (mask.go)
+// whichever operation hands them out.
 func (r *runner) prune(ctx context.Context, set *prune.Set, objects []*object, applied []Event, loadErrs []error) []Event {
 	if err := r.prunable(objects, applied, loadErrs); err != nil {
-		return []Event{pruneFailed(err)}
+		return r.maskedAll([]Event{pruneFailed(err)})
 	}
 	keep := declaredBy(objects, applied)
 	if set != nil {
-		return r.pruneApplySet(ctx, set, keep)
+		return r.maskedAll(r.pruneApplySet(ctx, set, keep))
 	}
-	return r.pruneBySelector(ctx, objects, keep)
+	return r.maskedAll(r.pruneBySelector(ctx, objects, keep))
 }
 
 // runner starts a run with the operation's settings, the Applier's
