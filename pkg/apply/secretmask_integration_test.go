@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -153,12 +154,12 @@ func leakForms() []string {
 }
 
 // noLeak fails t for a Secret value in err or in an event's error or
-// warnings.
+// warnings, or in the server's status either holds.
 func noLeak(t *testing.T, what string, err error, events ...apply.Event) {
 	t.Helper()
-	texts := []string{fmt.Sprint(err)}
+	texts := statusTexts(err)
 	for _, ev := range events {
-		texts = append(append(texts, fmt.Sprint(ev.Err)), ev.Warnings...)
+		texts = append(append(texts, statusTexts(ev.Err)...), ev.Warnings...)
 	}
 	for _, text := range texts {
 		for _, f := range leakForms() {
@@ -167,6 +168,17 @@ func noLeak(t *testing.T, what string, err error, events ...apply.Event) {
 			}
 		}
 	}
+}
+
+// statusTexts are err's text and, when it holds one, the text of the
+// server's status as a caller reading it (errors.As) gets it.
+func statusTexts(err error) []string {
+	texts := []string{fmt.Sprint(err)}
+	var status *apierrors.StatusError
+	if errors.As(err, &status) {
+		texts = append(texts, status.Error())
+	}
+	return texts
 }
 
 // wantMasked fails t unless ev failed with the policy's denial, the value

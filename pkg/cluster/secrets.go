@@ -1,6 +1,9 @@
 package cluster
 
 import (
+	"errors"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/lastapplied"
@@ -55,9 +58,11 @@ func (s *Secrets) Texts(texts []string) []string {
 }
 
 // Error is err said with the values of the known Secrets masked; it still
-// unwraps to err, so errors.Is and errors.As see the same chain (a caller
-// that prints what it unwraps prints it unmasked). nil stays nil, and an
-// error that quotes no value is returned as it is.
+// unwraps to err, so errors.Is and errors.As see the same chain — but the
+// server's status (errors.As to *apierrors.StatusError or
+// apierrors.APIStatus) is a copy with its messages masked too. Another
+// error of the chain a caller unwraps and prints is printed unmasked. nil
+// stays nil, and an error that quotes no value is returned as it is.
 func (s *Secrets) Error(err error) error {
 	if err == nil {
 		return nil
@@ -67,17 +72,49 @@ func (s *Secrets) Error(err error) error {
 	if masked == text {
 		return err
 	}
-	return &MaskedError{text: masked, err: err}
+	return &MaskedError{text: masked, err: err, secrets: s}
 }
 
 // MaskedError is an error whose text has Secret values masked.
 type MaskedError struct {
-	text string
-	err  error
+	text    string
+	err     error
+	secrets *Secrets
 }
 
 func (e *MaskedError) Error() string { return e.text }
 func (e *MaskedError) Unwrap() error { return e.err }
+
+// As gives errors.As, for a target of type *apierrors.StatusError or
+// apierrors.APIStatus, a copy of the chain's status error with its
+// message and its causes' masked; errors.As then stops here, before the
+// status as the server wrote it. Any other target finds the chain's own.
+func (e *MaskedError) As(target any) bool {
+	var status *apierrors.StatusError
+	if !errors.As(e.err, &status) {
+		return false
+	}
+	switch t := target.(type) {
+	case **apierrors.StatusError:
+		*t = e.maskedStatus(status)
+	case *apierrors.APIStatus:
+		*t = e.maskedStatus(status)
+	default:
+		return false
+	}
+	return true
+}
+
+func (e *MaskedError) maskedStatus(status *apierrors.StatusError) *apierrors.StatusError {
+	s := *status.ErrStatus.DeepCopy()
+	s.Message = e.secrets.Text(s.Message)
+	if s.Details != nil {
+		for i := range s.Details.Causes {
+			s.Details.Causes[i].Message = e.secrets.Text(s.Details.Causes[i].Message)
+		}
+	}
+	return &apierrors.StatusError{ErrStatus: s}
+}
 
 // MaskError is err with the values of the Secrets among objs (and of their
 // records) masked, for one error about known objects (see Secrets.Error).

@@ -4,9 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // TestSecretsMaskFilesLivesAndRecords: Secrets masks the values of the
@@ -47,5 +52,29 @@ func TestSecretsMaskFilesLivesAndRecords(t *testing.T) {
 	}
 	if got := MaskError(quoting, file).Error(); got != `denied: permission denied: "***", live-value-7Wp4 (bGl2ZS12YWx1ZS03V3A0), record-value-3Zx8, cm-value-1Rt5` {
 		t.Errorf("MaskError with the file alone: %s", got)
+	}
+}
+
+// TestSecretsMaskTheServersStatus: a caller that reads the server's status
+// from a masked error (errors.As to *StatusError or APIStatus) gets its
+// message and causes masked, with the reason and code the server gave.
+func TestSecretsMaskTheServersStatus(t *testing.T) {
+	secret := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "creds"}, "stringData": map[string]any{"k": "status-value-4Hn6"}}}
+	status := apierrors.NewInvalid(schema.GroupKind{Kind: "Secret"}, "creds", field.ErrorList{
+		field.Invalid(field.NewPath("data", "k"), "status-value-4Hn6", "is not allowed")})
+	var s Secrets
+	s.Add(secret)
+	masked := s.Error(fmt.Errorf("secret/creds: creating: %w", status))
+	var got *apierrors.StatusError
+	if !errors.As(masked, &got) || strings.Contains(got.Error(), "status-value-4Hn6") ||
+		strings.Contains(got.ErrStatus.Details.Causes[0].Message, "status-value-4Hn6") || !strings.Contains(got.Error(), `"***"`) {
+		t.Errorf("the status error: %v", got)
+	}
+	if !apierrors.IsInvalid(masked) || apierrors.ReasonForError(masked) != metav1.StatusReasonInvalid {
+		t.Errorf("the reason is lost: %v", apierrors.ReasonForError(masked))
+	}
+	if !strings.Contains(status.Error(), "status-value-4Hn6") {
+		t.Error("the server's own error was changed")
 	}
 }
