@@ -61,6 +61,10 @@ type Event struct {
 	// Warnings are messages about the object that did not stop it, Secret
 	// values masked as in Err.
 	Warnings []string
+
+	// masked says Err and Warnings are masked already: an event handed to
+	// OnEvent is not masked again when the operation returns it.
+	masked bool
 }
 
 // Lean is the event as Options.Lean keeps it: without its Plan, Live and

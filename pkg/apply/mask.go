@@ -18,15 +18,16 @@ func (r *runner) know(objs ...*unstructured.Unstructured) {
 	r.secrets.Add(objs...)
 }
 
-// masked is ev with its error and warnings masked. An event with neither
-// is returned as it is, and its objects are not read.
+// masked is ev with its error and warnings masked. An event with neither,
+// or masked already, is returned as it is, and its objects are not read.
 func (r *runner) masked(ev Event) Event {
-	if ev.Err == nil && len(ev.Warnings) == 0 {
+	if ev.masked || ev.Err == nil && len(ev.Warnings) == 0 {
 		return ev
 	}
 	r.know(ev.Object, ev.Live, ev.Result)
 	ev.Err = r.secrets.Error(ev.Err)
 	ev.Warnings = r.secrets.Texts(ev.Warnings)
+	ev.masked = true
 	return ev
 }
 

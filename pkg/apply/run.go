@@ -203,6 +203,7 @@ func (r *runner) applyAll(ctx context.Context, objects []*object, afterNamespace
 	}
 	for i, err := range unreadableCRDs {
 		events[i].Warnings = append(events[i].Warnings, fmt.Sprintf("%s: %v", objects[i].Ref(), err))
+		events[i].masked = false // a warning was added
 	}
 	return events
 }
@@ -261,7 +262,7 @@ type indexedEvent struct {
 // LIST per resource and namespace where that saves requests) and applies
 // them concurrently, at most Parallel at a time. Each event, as soon as it
 // is known, goes to report, unless that is nil.
-func (r *runner) applyPhase(ctx context.Context, objects []*object, indexes []int, events []Event, report func(int, Event)) {
+func (r *runner) applyPhase(ctx context.Context, objects []*object, indexes []int, events []Event, report func(int, Event) Event) {
 	r.runPhase(ctx, objects, r.startPhase(ctx, objects, indexes), events, report)
 }
 
@@ -284,13 +285,12 @@ func (r *runner) startPhase(ctx context.Context, objects []*object, indexes []in
 
 // runPhase reports the objects that failed to start and applies the others
 // as their live versions come.
-func (r *runner) runPhase(ctx context.Context, objects []*object, p *phaseStart, events []Event, report func(int, Event)) {
+func (r *runner) runPhase(ctx context.Context, objects []*object, p *phaseStart, events []Event, report func(int, Event) Event) {
 	done := func(i int, ev Event) {
 		events[i] = ev
 		r.progress(len(objects))
 		if report != nil {
-			report(i, ev)
-			events[i] = r.kept(ev)
+			events[i] = r.kept(report(i, ev))
 		}
 	}
 	for _, f := range p.failed {
@@ -302,17 +302,20 @@ func (r *runner) runPhase(ctx context.Context, objects []*object, p *phaseStart,
 	p.schemas.Wait()
 }
 
-// report hands object i's final event to OnEvent.
-func (r *runner) report(i int, ev Event) {
-	if r.opts.OnEvent != nil {
-		r.opts.OnEvent(i, r.masked(ev))
+// report hands object i's final event to OnEvent, masked, and returns it
+// as handed.
+func (r *runner) report(i int, ev Event) Event {
+	if r.opts.OnEvent == nil {
+		return ev
 	}
+	ev = r.masked(ev)
+	r.opts.OnEvent(i, ev)
+	return ev
 }
 
 func (r *runner) reportAll(indexes []int, events []Event) {
 	for _, i := range indexes {
-		r.report(i, events[i])
-		events[i] = r.kept(events[i])
+		events[i] = r.kept(r.report(i, events[i]))
 	}
 }
 
