@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/apply"
-	servertext "github.com/kapply/kapply/pkg/cluster"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/plan"
@@ -75,7 +75,7 @@ func (v *planView) compare(i int, it plan.Item, live *unstructured.Unstructured)
 	}
 	// The comparison's failure is the command's own text, not the
 	// library's: masked here, with the library's Secrets.
-	ev.Outcome, ev.Err = apply.Failed, servertext.MaskError(err, ev.Object, ev.Live, ev.Result)
+	ev.Outcome, ev.Err = apply.Failed, kcluster.MaskError(err, ev.Object, ev.Live, ev.Result)
 	masked = eventsWithFlagNames([]apply.Event{ev})[0]
 	return comparedEvent{stderr: stderr.String() + fmt.Sprintf("error: %v\n", masked.Err), failure: &ev}
 }
@@ -148,7 +148,7 @@ func (v *planView) collect(w io.Writer, p *plan.Plan, planErr *apply.PlanError) 
 // shows: the server's dry run of each write unless computed locally;
 // managedFields dropped from the live objects unless shown or explained.
 func planOptionsOf(o apply.Options, keepManagedFields bool) apply.PlanOptions {
-	return apply.PlanOptions{Write: o.Write, ServerDryRun: o.DryRun == apply.ServerDryRun, Prune: o.Prune,
-		LocalServerSide: o.Write.ServerSide && o.DryRun == apply.ClientDryRun,
+	return apply.PlanOptions{Write: o.Write, ServerDryRun: o.DryRun == kcluster.ServerDryRun, Prune: o.Prune,
+		LocalServerSide: o.Write.ServerSide && o.DryRun == kcluster.ClientDryRun,
 		NoManagedFields: !keepManagedFields, ChunkSize: o.ChunkSize}
 }

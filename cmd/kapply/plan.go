@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -143,7 +144,7 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	planOpts := apply.PlanOptions{Write: apply.WriteOptions{Namespace: namespace, EnforceNamespace: enforce,
 		FieldManager: opts.fieldManager, ServerSide: opts.serverSide, SecretRecord: secretRecord}}
 	if opts.prune.enabled {
-		planOpts.Prune = &apply.PruneOptions{Selector: opts.selector, ApplySet: opts.prune.applySet, Allowlist: opts.prune.allowlist}
+		planOpts.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, Allowlist: opts.prune.allowlist}
 	}
 	p, err := applier.Plan(ctx, in, planOpts)
 	if planErr := (*apply.PlanError)(nil); errors.As(err, &planErr) {

@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	servertext "github.com/kapply/kapply/pkg/cluster"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/load"
 )
 
@@ -27,7 +27,7 @@ type commandWarnings struct {
 // knownSecrets are the Secrets the process has read, whose values no
 // warning prints. A process runs one command; tests that run many in one
 // process only mask more.
-var knownSecrets servertext.Secrets
+var knownSecrets kcluster.Secrets
 
 func newCommandWarnings(w io.Writer) *commandWarnings {
 	return &commandWarnings{w: w, seen: map[string]bool{}}

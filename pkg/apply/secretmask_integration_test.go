@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/delete"
 )
 
 var (
@@ -122,7 +123,7 @@ func TestLibraryMasksSecretValuesInServerText(t *testing.T) {
 	noLeak(t, "execute, OnEvent", nil, told...)
 	wantMasked(t, "execute of the denied Secret", events[0])
 
-	events, err = w.applier.Delete(ctx, objs(kept), apply.DeleteOptions{})
+	events, err = w.applier.Delete(ctx, objs(kept), delete.Options{})
 	noLeak(t, "delete", err, events...)
 	wantMasked(t, "delete of the kept Secret", events[0])
 

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kdelete "github.com/kapply/kapply/pkg/delete"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -44,7 +45,7 @@ func TestLocalServerSide(t *testing.T) {
 			// Job deleted with the server's default (orphan) would wait
 			// for a garbage collector this cluster does not run.
 			_, _ = applier.Delete(context.Background(), apply.Input{Objects: copies(p.objects)},
-				apply.DeleteOptions{Namespace: p.namespace, Cascade: metav1.DeletePropagationBackground, IgnoreNotFound: true})
+				kdelete.Options{Namespace: p.namespace, Cascade: metav1.DeletePropagationBackground, IgnoreNotFound: true})
 			r.cleanUp()
 			t.Logf("clean-up in %v", time.Since(start).Round(time.Millisecond))
 		}(time.Now())
