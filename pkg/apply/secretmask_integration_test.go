@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/delete"
 )
 
@@ -35,6 +36,7 @@ const (
 	warnedValue = "hunter2-Kx9-warn-3Z"
 	keptValue   = "hunter2-Kx9-keep-5M"
 	nestedValue = "hunter2-Kx9-nest-8W"
+	prunedValue = "hunter2-Kx9-prune-2J"
 	cmValue     = "plain-cm-value-77"
 )
 
@@ -46,11 +48,11 @@ const (
 // same policy denies a ConfigMap quoting its value; and a server-side
 // apply of a stringData value that is no string quotes it as it is.
 // Through Apply (client-side and server-side, events returned and given
-// to OnEvent),
-// Plan with server dry runs (PlanError, PlanFailure), Execute, Delete and
-// SetLastApplied, no error, returned error or warning holds a Secret
-// value or its base64 form, the denials say "***" where they quoted it,
-// and the ConfigMap's denial still quotes its value.
+// to OnEvent), Plan with server dry runs (PlanError, PlanFailure),
+// Execute, Delete, Prune and SetLastApplied, no error, returned error,
+// server status read with errors.As, or warning holds a Secret value or
+// its base64 form; the denials say "***" where they quoted it, and the
+// ConfigMap's denial still quotes its value.
 func TestLibraryMasksSecretValuesInServerText(t *testing.T) {
 	w := newPlanWorld(t, "libmask")
 	installQuotingPolicies(t, w.ns)
@@ -127,6 +129,22 @@ func TestLibraryMasksSecretValuesInServerText(t *testing.T) {
 	noLeak(t, "delete", err, events...)
 	wantMasked(t, "delete of the kept Secret", events[0])
 
+	// Pruning by selector deletes a Secret no input declares: the policy
+	// refuses, quoting it.
+	labeled := func(u *unstructured.Unstructured) *unstructured.Unstructured {
+		u.SetLabels(map[string]string{"libmask-prune": "yes"})
+		return u
+	}
+	anchor := labeled(w.configMap("anchor", map[string]any{"k": "v"}))
+	w.mustApply(anchor, labeled(w.secret("pruned", "nodelete", prunedValue)))
+	events, err = w.applier.Prune(ctx, objs(anchor), apply.PruneOptions{Namespace: w.ns,
+		Options: prune.Options{Selector: "libmask-prune=yes", Allowlist: []string{"core/v1/Secret", "core/v1/ConfigMap"}}})
+	noLeak(t, "prune", err, events...)
+	if len(events) != 1 {
+		t.Fatalf("prune: %d events, want the refused Secret's", len(events))
+	}
+	wantMasked(t, "prune of the pruned Secret", events[0])
+
 	relabeled := warned.DeepCopy()
 	relabeled.SetLabels(map[string]string{"relabeled": "yes"})
 	results, err := w.applier.SetLastApplied(ctx, objs(relabeled), apply.SetLastAppliedOptions{})
@@ -148,7 +166,7 @@ func (w *planWorld) secret(name, key, value string) *unstructured.Unstructured {
 // leakForms are the ways a message may write the test's Secret values.
 func leakForms() []string {
 	var out []string
-	for _, v := range []string{deniedValue, warnedValue, keptValue, nestedValue} {
+	for _, v := range []string{deniedValue, warnedValue, keptValue, nestedValue, prunedValue} {
 		out = append(out, v, base64.StdEncoding.EncodeToString([]byte(v)))
 	}
 	return out
