@@ -210,3 +210,65 @@ func TestExplainNoiseServerSide(t *testing.T) {
 		t.Errorf("diff --server-side --explain of a label the policy overrides: exit %d, want 1 and server: admission:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestIgnoreRulesPlanServerSide: a server-side plan with a manager rule
+// carries the autoscaler's replicas at their live value; apply --plan
+// applies it while they stay so, and refuses it, naming spec.replicas,
+// once the autoscaler moved them — rather than write the old count back.
+func TestIgnoreRulesPlanServerSide(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"web.yaml": ignoreWeb})
+	if r := kapply(t, "apply", "--server-side", "-f", dir, "-n", ns); r.code != 0 {
+		t.Fatalf("apply --server-side: %s", r.stderr)
+	}
+	scale := func(n int) {
+		t.Helper()
+		body := fmt.Sprintf(`{"spec":{"replicas":%d}}`, n)
+		if _, err := dynClient(t).Resource(deployments).Namespace(ns).Patch(context.Background(), "web", types.MergePatchType,
+			[]byte(body), metav1.PatchOptions{FieldManager: "hpa-controller"}, "scale"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scale(4)
+	writeFile(t, dir, "web.yaml", strings.Replace(ignoreWeb, "nginx:1.27", "nginx:1.28", 1))
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	for _, planned := range [][]string{
+		{"diff", "--server-side", "--save-plan", planFile},
+		{"plan", "--server-side", "-o", planFile},
+	} {
+		r := kapply(t, append(planned, "-f", dir, "-n", ns, "--ignore", "manager=hpa-controller")...)
+		if r.code > 1 {
+			t.Fatalf("%s: exit %d: %s", planned[0], r.code, r.stderr)
+		}
+		if changed := planChangedPaths(t, planFile); strings.Contains(changed, "\nspec.replicas\n") {
+			t.Errorf("%s --server-side --ignore manager=hpa-controller: replicas among the plan's changes:\n%s", planned[0], changed)
+		}
+	}
+	// The diff's plan: replicas moved since, so it is refused.
+	r := kapply(t, "diff", "--server-side", "--save-plan", planFile, "-f", dir, "-n", ns, "--ignore", "manager=hpa-controller")
+	if r.code != 1 {
+		t.Fatalf("diff --save-plan: exit %d: %s", r.code, r.stderr)
+	}
+	scale(6)
+	r = kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns)
+	if r.code == 0 || !strings.Contains(r.stderr, "changed since the plan: spec.replicas") {
+		t.Errorf("apply --plan after the autoscaler moved the kept replicas: exit %d, want refused naming spec.replicas:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := liveWeb(t, ns); got != "a 6 busybox:1 nginx:1.27" {
+		t.Errorf("after the refused plan: %s, want a 6 busybox:1 nginx:1.27 (nothing written)", got)
+	}
+	// Planned again and applied while the replicas stay: the image moves,
+	// the autoscaler's count stays.
+	r = kapply(t, "plan", "--server-side", "-o", planFile, "-f", dir, "-n", ns, "--ignore", "manager=hpa-controller")
+	if r.code != 0 {
+		t.Fatalf("plan: exit %d: %s", r.code, r.stderr)
+	}
+	r = kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns)
+	if r.code != 0 {
+		t.Fatalf("apply --plan: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := liveWeb(t, ns); got != "a 6 busybox:1 nginx:1.28" {
+		t.Errorf("after apply --plan: %s, want a 6 busybox:1 nginx:1.28", got)
+	}
+}

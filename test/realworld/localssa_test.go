@@ -70,8 +70,11 @@ func TestLocalServerSide(t *testing.T) {
 		}
 	})
 	t.Run(last.name, func(t *testing.T) { run(t, last) })
-	t.Logf("local server-side apply: %d objects, %d match the server's dry run in every state compared; %d comparisons, %d differences",
-		len(all.objects), len(all.objects)-len(all.differing), all.compared, all.differences)
+	t.Logf("local server-side apply: %d objects, %d match the server's dry run in every state compared; %d comparisons, %d differences; %d creates not compared",
+		len(all.objects), len(all.objects)-len(all.differing), all.compared, all.differences, len(all.skipped))
+	for _, s := range all.skipped {
+		t.Log("create not compared: " + s)
+	}
 	for _, d := range all.log {
 		t.Log(d)
 	}
@@ -84,6 +87,13 @@ type tally struct {
 	compared    int
 	differences int
 	log         []string
+	skipped     []string
+}
+
+func (t *tally) skip(why string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.skipped = append(t.skipped, why)
 }
 
 func (t *tally) object(id string, differs bool, lines []string) {
@@ -120,8 +130,10 @@ type comparison struct {
 	applier *apply.Applier
 	project *project
 	tally   *tally
-	// created marks the objects whose create was compared.
+	// created marks the objects whose create was compared; why says,
+	// of the others, why each pass left it out.
 	created map[string]bool
+	why     map[string]string
 }
 
 // create compares the creates the server can dry-run now, then creates
@@ -140,6 +152,12 @@ func (c *comparison) create() {
 	}
 	c.apply(first)
 	c.compare("create", rest)
+	for _, obj := range rest {
+		if key := obj.GetKind() + "/" + obj.GetName(); !c.created[key] {
+			c.t.Logf("create not compared: %s %s: %s", c.project.name, key, c.why[key])
+			c.tally.skip(c.project.name + " " + key + ": " + c.why[key])
+		}
+	}
 }
 
 func (c *comparison) applyAll() { c.apply(c.project.objects) }
@@ -200,11 +218,12 @@ func (c *comparison) compare(state string, objects []*unstructured.Unstructured)
 	defer func(start time.Time) {
 		c.t.Logf("%s: %d objects in %v", state, len(objects), time.Since(start).Round(time.Millisecond))
 	}(time.Now())
-	local := c.plan(objects, apply.PlanOptions{LocalServerSide: true})
-	server := c.plan(objects, apply.PlanOptions{ServerDryRun: true})
+	local := c.plan(objects, apply.PlanOptions{LocalServerSide: true}, "local")
+	server := c.plan(objects, apply.PlanOptions{ServerDryRun: true}, "server")
 	for key, s := range server {
 		l, ok := local[key]
 		if !ok || s.DryRunResult == nil {
+			c.because(s.ID.Kind+"/"+s.ID.Name, fmt.Sprintf("no server dry run (local planned: %t; warnings: %q)", ok, s.Warnings))
 			continue
 		}
 		if state == "create" {
@@ -223,18 +242,35 @@ func (c *comparison) compare(state string, objects []*unstructured.Unstructured)
 	}
 }
 
-func (c *comparison) plan(objects []*unstructured.Unstructured, opts apply.PlanOptions) map[string]plan.Item {
+func (c *comparison) plan(objects []*unstructured.Unstructured, opts apply.PlanOptions, pass string) map[string]plan.Item {
 	opts.Write.ServerSide, opts.Write.Namespace = true, c.project.namespace
 	p, err := c.applier.Plan(context.Background(), apply.Input{Objects: copies(objects)}, opts)
 	var planErr *apply.PlanError
 	if err != nil && !errors.As(err, &planErr) {
 		c.t.Fatalf("planning: %v", err)
 	}
+	if planErr != nil {
+		for _, e := range planErr.Errs {
+			if f, ok := errors.AsType[*apply.PlanFailure](e); ok {
+				obj := objects[f.Index]
+				c.because(obj.GetKind()+"/"+obj.GetName(), pass+" plan failed: "+f.Error())
+			}
+		}
+	}
 	items := map[string]plan.Item{}
 	for _, it := range p.Items {
 		items[it.ID.Kind+"/"+it.ID.Namespace+"/"+it.ID.Name] = it
 	}
 	return items
+}
+
+// because notes why an object's create was not compared (the last
+// pass's word wins: the second pass is the one that counts).
+func (c *comparison) because(key, why string) {
+	if c.why == nil {
+		c.why = map[string]string{}
+	}
+	c.why[key] = why
 }
 
 func copies(objects []*unstructured.Unstructured) []*unstructured.Unstructured {
