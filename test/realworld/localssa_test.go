@@ -72,6 +72,7 @@ func TestLocalServerSide(t *testing.T) {
 	t.Run(last.name, func(t *testing.T) { run(t, last) })
 	t.Logf("local server-side apply: %d objects, %d match the server's dry run in every state compared; %d comparisons, %d differences; %d creates not compared",
 		len(all.objects), len(all.objects)-len(all.differing), all.compared, all.differences, len(all.skipped))
+	t.Logf("comparisons by state: %v", all.byState)
 	for _, s := range all.skipped {
 		t.Log("create not compared: " + s)
 	}
@@ -88,6 +89,7 @@ type tally struct {
 	differences int
 	log         []string
 	skipped     []string
+	byState     map[string]int
 }
 
 func (t *tally) skip(why string) {
@@ -96,10 +98,14 @@ func (t *tally) skip(why string) {
 	t.skipped = append(t.skipped, why)
 }
 
-func (t *tally) object(id string, differs bool, lines []string) {
+func (t *tally) object(id, state string, differs bool, lines []string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.compared++
+	if t.byState == nil {
+		t.byState = map[string]int{}
+	}
+	t.byState[state]++
 	t.differences += len(lines)
 	t.log = append(t.log, lines...)
 	if t.objects == nil {
@@ -152,11 +158,20 @@ func (c *comparison) create() {
 	}
 	c.apply(first)
 	c.compare("create", rest)
-	for _, obj := range rest {
-		if key := obj.GetKind() + "/" + obj.GetName(); !c.created[key] {
-			c.t.Logf("create not compared: %s %s: %s", c.project.name, key, c.why[key])
-			c.tally.skip(c.project.name + " " + key + ": " + c.why[key])
+	seen := map[string]bool{}
+	for _, obj := range c.project.objects {
+		key := obj.GetKind() + "/" + obj.GetName()
+		switch {
+		case seen[key]:
+			c.tally.skip(fmt.Sprintf("%s %s (namespace %q): another object of the same kind and name", c.project.name, key, obj.GetNamespace()))
+		case !c.created[key]:
+			why := c.why[key]
+			if why == "" {
+				why = "no item in either pass"
+			}
+			c.tally.skip(c.project.name + " " + key + ": " + why)
 		}
+		seen[key] = true
 	}
 }
 
@@ -238,7 +253,7 @@ func (c *comparison) compare(state string, objects []*unstructured.Unstructured)
 				c.t.Errorf("unexpected difference: %s", line)
 			}
 		}
-		c.tally.object(c.project.name+"/"+key, len(diffs) > 0, lines)
+		c.tally.object(c.project.name+"/"+key, state, len(diffs) > 0, lines)
 	}
 }
 
