@@ -272,3 +272,22 @@ func TestIgnoreRulesPlanServerSide(t *testing.T) {
 		t.Errorf("after apply --plan: %s, want a 6 busybox:1 nginx:1.28", got)
 	}
 }
+
+// TestIgnoreRulesConfirm: apply -i --respect-ignore shows the plan made
+// with the rules (the ignored replicas not in its table) and applies it:
+// the replicas stay as the autoscaler left them, the rest is the file's.
+func TestIgnoreRulesConfirm(t *testing.T) {
+	testcluster.Require(t, cluster)
+	dir, ns := ignoreScenario(t)
+	writeFile(t, dir, "web.yaml", strings.Replace(ignoreWeb, "nginx:1.27", "nginx:1.28", 1))
+	r := kapply(t, "apply", "-i", "--yes", "--respect-ignore", "--ignore", ignoreRuleFlags["manager"], "-f", dir, "-n", ns)
+	if r.code != 0 {
+		t.Fatalf("apply -i --yes --respect-ignore: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, "spec.replicas") || !strings.Contains(r.stdout, "containers[name=web].image") {
+		t.Errorf("apply -i's table names the ignored replicas, or not the image:\n%s", r.stdout)
+	}
+	if got := liveWeb(t, ns); got != "a 4 busybox:1 nginx:1.28" {
+		t.Errorf("after apply -i --respect-ignore: %s, want a 4 busybox:1 nginx:1.28", got)
+	}
+}
