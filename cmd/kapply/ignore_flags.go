@@ -95,13 +95,13 @@ func (o ignoreOptions) forApply(runOpts *apply.Options) error {
 	if err := o.checkRespect(); err != nil {
 		return err
 	}
-	rules, err := o.forPlan()
+	rules, err := o.load()
 	if rules == nil {
 		return err
 	}
 	// Manager rules read the live objects' managedFields.
 	runOpts.NoManagedFields = false
-	runOpts.FileFromLive = rules.fileFromLive
+	runOpts.FileFromLive = (&planIgnore{rules: rules}).fileFromLive
 	return nil
 }
 

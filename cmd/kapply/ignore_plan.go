@@ -48,17 +48,20 @@ func (pi *planIgnore) set(opts *apply.PlanOptions) {
 	opts.FileFromLive = pi.fileFromLive
 }
 
-// fileFromLive is Respect, remembering what it did for filter; called
-// concurrently by the plan's workers.
+// fileFromLive is Respect, remembering what it did for filter (not for
+// apply --respect-ignore, whose seen is nil: a run of 10,000 objects
+// need not keep every live object); called concurrently by the workers.
 func (pi *planIgnore) fileFromLive(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	id := plan.IDOf(file)
 	out, kept, err := pi.rules.Respect(id, managedIfAny(managedOf(live)), file.Object, live.Object)
 	if err != nil {
 		return nil, err
 	}
-	pi.mu.Lock()
-	pi.seen[id] = respected{live: live, kept: kept}
-	pi.mu.Unlock()
+	if pi.seen != nil {
+		pi.mu.Lock()
+		pi.seen[id] = respected{live: live, kept: kept}
+		pi.mu.Unlock()
+	}
 	return &unstructured.Unstructured{Object: out}, nil
 }
 
