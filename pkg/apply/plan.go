@@ -44,6 +44,10 @@ type PlanOptions struct {
 	OnItem func(index int, it plan.Item, live *unstructured.Unstructured)
 	// StreamOnly keeps no item in the returned Plan: OnItem had them all.
 	StreamOnly bool
+	// FileFromLive is Options.FileFromLive: kapply plan with ignore rules
+	// plans each existing object from the file apply --respect-ignore
+	// would write.
+	FileFromLive func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
 }
 
 // settings are the run's: a client dry run, so that whatever step of the
@@ -51,7 +55,8 @@ type PlanOptions struct {
 // dry runs of the writes are planOne's, sent explicitly.
 func (o PlanOptions) settings() settings {
 	return settings{WriteOptions: o.Write, Options: Options{DryRun: cluster.ClientDryRun, Prune: o.Prune,
-		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize}, localServerSide: o.LocalServerSide}
+		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize, FileFromLive: o.FileFromLive},
+		localServerSide: o.LocalServerSide}
 }
 
 // PlanError lists the objects (and files) that could not be planned; the
