@@ -42,7 +42,11 @@ func waitReady(ctx context.Context, applier *apply.Applier, streams genericioopt
 	unprinted := 0
 	stop := bar.tick(func() (int, int) { return int(done.Load()), len(targets) })
 	warnings := newCommandWarnings(streams.ErrOut)
-	results, err := applier.Wait(ctx, events, apply.WaitOptions{Timeout: timeout, OnWarning: warnings.printOne,
+	results, err := applier.Wait(ctx, events, apply.WaitOptions{Timeout: timeout,
+		OnWarning: func(text string) {
+			bar.clear()
+			warnings.printOne(text)
+		},
 		OnResult: func(_ int, r wait.Result) {
 			bar.clear()
 			printer.json.wait(r)
