@@ -192,7 +192,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	if err := opts.ignore.forApply(&runOpts); err != nil {
 		return err
 	}
-	events, err := runApplyOn(cmd.Context(), getter, streams.In, opts, runOpts)
+	applier, events, err := runApplyOn(cmd.Context(), getter, streams.In, opts, runOpts)
 	printed := lines.close()
 	bar.finish()
 	if errors.Is(err, apply.ErrNoObjects) && opts.prune.enabled {
@@ -203,7 +203,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	}
 	failed := printer.printRest(streams, events, printed)
 	if opts.wait && runOpts.DryRun == kcluster.NoDryRun {
-		if err := waitReady(cmd.Context(), getter, streams, events, opts.waitTimeout(), printer); err != nil {
+		if err := waitReady(cmd.Context(), applier, streams, events, opts.waitTimeout(), printer); err != nil {
 			return err
 		}
 	}
@@ -213,20 +213,21 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	return nil
 }
 
-// runApplyOn loads the files ("-" from stdin) and applies them with runOpts.
-func runApplyOn(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions, runOpts apply.Options) ([]apply.Event, error) {
+// runApplyOn loads the files ("-" from stdin) and applies them with runOpts;
+// the applier is for the wait that may follow.
+func runApplyOn(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions, runOpts apply.Options) (*apply.Applier, []apply.Event, error) {
 	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
 	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	events, err := applier.Apply(ctx, in, runOpts)
 	tallyForFleet(ctx, events)
-	return events, err
+	return applier, events, err
 }
 
 // toRun checks the flags and turns them into the run's options and printer.

@@ -49,13 +49,14 @@ func (r reviewOptions) check(opts applyOptions) error {
 		"--dry-run": opts.dryRun != "" && opts.dryRun != "none", "--force": opts.replace,
 		"--grace-period": opts.gracePeriod != -1, "--subresource": opts.subresource != "",
 		"--overwrite=false": opts.noOverwrite, "--prune-allow-empty": opts.prune.allowEmpty, "--all": opts.prune.all,
-		"--respect-ignore": opts.ignore.respect,
 	}
 	if r.planFile != "" {
 		// --prune, --applyset, -l and merge keys may be repeated from
 		// kapply plan: the plan holds its prunes, --applyset names their
-		// parent, -l selects the files' Secrets.
+		// parent, -l selects the files' Secrets. Ignore rules were the
+		// plan's to apply: it writes no field they name.
 		refused["--server-side"], refused["--prune-allowlist"] = opts.serverSide, len(opts.prune.allowlist) > 0
+		refused["--respect-ignore"], refused["--ignore"] = opts.ignore.respect, opts.ignore.given()
 	}
 	for _, name := range slices.Sorted(maps.Keys(refused)) {
 		switch {
@@ -83,6 +84,9 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 	ctx := cmd.Context()
 	if err := opts.review.check(opts); err != nil {
 		return runFailed(err)
+	}
+	if err := opts.ignore.checkLoad(); err != nil {
+		return err // a usage error (exit 2), as apply's
 	}
 	checked := opts
 	if opts.review.planFile != "" {
@@ -127,7 +131,7 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 			}
 		}
 	}
-	return executePlan(ctx, getter, streams, opts, runOpts, printer, applier, in, p)
+	return executePlan(ctx, streams, opts, runOpts, printer, applier, in, p)
 }
 
 // loadPlan reads the plan file and the files given with it (for Secret
@@ -179,7 +183,7 @@ func connectForPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, 
 // executePlan executes p and prints each object's outcome as apply does;
 // an object refused as changed since the plan is followed by a diff of
 // what changed.
-func executePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions,
+func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts applyOptions,
 	runOpts apply.Options, printer *eventPrinter, applier *apply.Applier, in apply.Input, p *plan.Plan) error {
 	for _, it := range p.Items {
 		printer.serverSide = printer.serverSide || it.Action == plan.Apply
@@ -204,7 +208,7 @@ func executePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, str
 		return runFailed(err)
 	}
 	if opts.wait {
-		if err := waitReady(ctx, getter, streams, events, opts.waitTimeout(), printer); err != nil {
+		if err := waitReady(ctx, applier, streams, events, opts.waitTimeout(), printer); err != nil {
 			return err
 		}
 	}

@@ -137,7 +137,7 @@ func (e *eventWriter) write(ev jsonEvent) {
 }
 
 // object writes an event of apply or delete, whose error and warnings are
-// masked already (maskEventSecrets).
+// masked already (by pkg/apply; flag names by eventsWithFlagNames).
 func (e *eventWriter) object(ev apply.Event) {
 	out := jsonEvent{Type: e.typeOf(ev), Operation: ev.Outcome.String(), Status: statusSuccessful, Warnings: ev.Warnings}
 	switch ev.Outcome {

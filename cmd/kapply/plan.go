@@ -71,6 +71,7 @@ applied. Secret values are never in the file (salted digests only): give apply
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "add what apply --prune would delete (e.g. --prune --applyset=web, or --prune -l app=web)")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet to prune from, [RESOURCE[.GROUP]/]NAME (e.g. --applyset=web)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune (e.g. --prune-allowlist=core/v1/ConfigMap)")
+	opts.ignore.addFlags(flags) // the plan leaves what they name as live
 	return cmd
 }
 
@@ -80,6 +81,9 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	}
 	if opts.prune.enabled && opts.prune.applySet == "" && opts.selector == "" {
 		return runFailed(errors.New("--prune needs --applyset or -l"))
+	}
+	if _, err := opts.ignore.load(); err != nil {
+		return err // a malformed rule: a usage error (exit 2), as diff's
 	}
 	_, _, p, err := planFiles(ctx, getter, streams.In, opts)
 	if err != nil {
@@ -139,7 +143,13 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	if opts.prune.enabled {
 		planOpts.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, Allowlist: opts.prune.allowlist}
 	}
+	ignored, err := opts.ignore.forPlan()
+	if err != nil {
+		return nil, apply.Input{}, nil, err
+	}
+	ignored.set(&planOpts)
 	p, err := applier.Plan(ctx, in, planOpts)
+	ignored.filter(p)
 	if planErr := (*apply.PlanError)(nil); errors.As(err, &planErr) {
 		return nil, apply.Input{}, nil, errors.Join(append(planErr.Errs, errors.New("no plan was made: fix the objects above and plan again"))...)
 	}

@@ -44,6 +44,10 @@ type PlanOptions struct {
 	OnItem func(index int, it plan.Item, live *unstructured.Unstructured)
 	// StreamOnly keeps no item in the returned Plan: OnItem had them all.
 	StreamOnly bool
+	// FileFromLive is Options.FileFromLive: kapply plan with ignore rules
+	// plans each existing object from the file apply --respect-ignore
+	// would write.
+	FileFromLive func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
 }
 
 // settings are the run's: a client dry run, so that whatever step of the
@@ -51,7 +55,8 @@ type PlanOptions struct {
 // dry runs of the writes are planOne's, sent explicitly.
 func (o PlanOptions) settings() settings {
 	return settings{WriteOptions: o.Write, Options: Options{DryRun: cluster.ClientDryRun, Prune: o.Prune,
-		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize}, localServerSide: o.LocalServerSide}
+		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize, FileFromLive: o.FileFromLive},
+		localServerSide: o.LocalServerSide}
 }
 
 // PlanError lists the objects (and files) that could not be planned; the
@@ -64,8 +69,8 @@ type PlanError struct {
 
 // PlanFailure is the failure of the object at Index in the input to be
 // planned. Event is the failed event, as Apply would give it: its object,
-// the live object when it was read (a caller masks a Secret's values in
-// the message with them) and the warnings before the failure.
+// the live object when it was read and the warnings before the failure,
+// Secret values masked in its error and warnings.
 type PlanFailure struct {
 	Index int
 	Event Event
@@ -99,7 +104,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	p := &plan.Plan{Cluster: r.cluster(ctx)}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
-		return nil, err
+		return nil, r.secrets.Error(err)
 	}
 	sink := &planSink{serverDryRun: opts.ServerDryRun}
 	if !opts.StreamOnly {
@@ -118,7 +123,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	var failed []error
 	for i, ev := range events {
 		if ev.Outcome == Failed {
-			failed = append(failed, &PlanFailure{Index: i, Event: ev})
+			failed = append(failed, &PlanFailure{Index: i, Event: r.masked(ev)})
 		}
 	}
 	failed = append(failed, in.Errors...)
