@@ -112,6 +112,7 @@ objects were diffed and others failed).`,
 		},
 	}
 	contexts.add(cmd)
+	contexts.collectPlans(cmd, &opts.savePlan, streams, false)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "diff", "", selectorExample)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("field manager of the dry-run writes, as apply would use it (default %q, or %q with --server-side)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
@@ -145,7 +146,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitError, err)
 	}
 	runOpts = opts.withLocalServerSide(runOpts, streams.ErrOut)
-	noise, err := opts.ignore.newDiffNoise(opts.explain, opts.managerName())
+	noise, err := opts.ignore.newDiffNoise(opts.explain, opts.appliers())
 	if err != nil {
 		return err
 	}
@@ -166,7 +167,15 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	// manager rules, a saved plan's changes) or shown.
 	planOpts := planOptionsOf(runOpts, opts.showManaged || noise != nil || opts.savePlan != "")
 	planOpts.OnItem, planOpts.StreamOnly = view.add, opts.savePlan == ""
+	// A saved plan must not write what the rules ignore: it is planned as
+	// kapply plan with the rules plans (the diff shows the same changes).
+	var ignored *planIgnore
+	if opts.savePlan != "" {
+		ignored, _ = opts.ignore.forPlan() // read once already by newDiffNoise
+		ignored.set(&planOpts)
+	}
 	p, err := applier.Plan(ctx, in, planOpts)
+	ignored.filter(p)
 	planErr, partial := errors.AsType[*apply.PlanError](err)
 	switch {
 	case errors.Is(err, apply.ErrNoObjects):
@@ -187,7 +196,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := savePlan(getter, opts.savePlan, p); err != nil {
+	if err := savePlan(ctx, getter, opts.savePlan, p); err != nil {
 		return withCode(exitError, err)
 	}
 	return diffExit(len(failed), total, differ)

@@ -10,6 +10,7 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/plan"
 	"github.com/kapply/kapply/pkg/wait"
 )
@@ -44,18 +45,21 @@ const (
 
 // jsonEvent is one line of -o events. Fields not of its type are left out.
 type jsonEvent struct {
-	APIVersion string       `json:"apiVersion"`
-	Kind       string       `json:"kind"`
-	Type       string       `json:"type"`
-	Timestamp  string       `json:"timestamp"`
-	Command    string       `json:"command"`
-	Object     *plan.ID     `json:"object,omitempty"`
-	Source     *plan.Source `json:"source,omitempty"`
-	Status     string       `json:"status,omitempty"`
-	Operation  string       `json:"operation,omitempty"`
-	DryRun     string       `json:"dryRun,omitempty"`
-	Error      string       `json:"error,omitempty"`
-	Warnings   []string     `json:"warnings,omitempty"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Type       string `json:"type"`
+	Timestamp  string `json:"timestamp"`
+	Command    string `json:"command"`
+	// Context is the kubeconfig context of a run over several (every
+	// line of such a run has one).
+	Context   string       `json:"context,omitempty"`
+	Object    *plan.ID     `json:"object,omitempty"`
+	Source    *plan.Source `json:"source,omitempty"`
+	Status    string       `json:"status,omitempty"`
+	Operation string       `json:"operation,omitempty"`
+	DryRun    string       `json:"dryRun,omitempty"`
+	Error     string       `json:"error,omitempty"`
+	Warnings  []string     `json:"warnings,omitempty"`
 	// WaitType: kstatus' status, and the reason and message of the
 	// condition that says why.
 	Readiness string `json:"readiness,omitempty"`
@@ -70,11 +74,16 @@ type jsonEvent struct {
 	WaitCounts map[string]int `json:"waitCounts,omitempty"`
 }
 
+// fleetContextWriter is the stdout of one cluster of a run over several
+// contexts, which names the cluster's context.
+type fleetContextWriter interface{ fleetContext() string }
+
 // eventWriter writes -o events lines; its methods may be called from
 // several goroutines (the wait reports from its own).
 type eventWriter struct {
 	command string
 	dryRun  string
+	context string
 	mu      sync.Mutex
 	w       io.Writer
 	// writeErr is the first failed write: the run fails, as when a line
@@ -88,16 +97,19 @@ type eventWriter struct {
 	now     func() time.Time
 }
 
-func newEventWriter(w io.Writer, command string, dryRun apply.DryRun) *eventWriter {
+func newEventWriter(w io.Writer, command string, dryRun kcluster.DryRun) *eventWriter {
 	e := &eventWriter{command: command, w: w, counts: map[string]int{}, waitCounts: map[string]int{}, now: time.Now}
+	if c, ok := w.(fleetContextWriter); ok {
+		e.context = c.fleetContext()
+	}
 	// Every outcome counted, 0 or not, so that readers need no defaults.
 	for outcome := apply.Failed; outcome <= apply.Skipped; outcome++ {
 		e.counts[outcome.String()] = 0
 	}
 	switch dryRun {
-	case apply.ClientDryRun:
+	case kcluster.ClientDryRun:
 		e.dryRun = "client"
-	case apply.ServerDryRun:
+	case kcluster.ServerDryRun:
 		e.dryRun = "server"
 	}
 	return e
@@ -105,7 +117,7 @@ func newEventWriter(w io.Writer, command string, dryRun apply.DryRun) *eventWrit
 
 // write stamps ev and writes it as one line.
 func (e *eventWriter) write(ev jsonEvent) {
-	ev.APIVersion, ev.Kind, ev.Command = eventsAPIVersion, eventsKind, e.command
+	ev.APIVersion, ev.Kind, ev.Command, ev.Context = eventsAPIVersion, eventsKind, e.command, e.context
 	ev.Timestamp = e.now().UTC().Format(time.RFC3339Nano)
 	if ev.Type != summaryType && ev.Type != errorType {
 		ev.DryRun = e.dryRun
@@ -125,7 +137,7 @@ func (e *eventWriter) write(ev jsonEvent) {
 }
 
 // object writes an event of apply or delete, whose error and warnings are
-// masked already (maskEventSecrets).
+// masked already (by pkg/apply; flag names by eventsWithFlagNames).
 func (e *eventWriter) object(ev apply.Event) {
 	out := jsonEvent{Type: e.typeOf(ev), Operation: ev.Outcome.String(), Status: statusSuccessful, Warnings: ev.Warnings}
 	switch ev.Outcome {
@@ -205,7 +217,7 @@ func (e *eventWriter) wait(r wait.Result) {
 }
 
 // startEvents starts the JSON lines with -o events; nil otherwise.
-func (p *eventPrinter) startEvents(out io.Writer, command string, dryRun apply.DryRun) *eventWriter {
+func (p *eventPrinter) startEvents(out io.Writer, command string, dryRun kcluster.DryRun) *eventWriter {
 	if p.output == eventsOutput {
 		p.json = newEventWriter(out, command, dryRun)
 	}
@@ -258,7 +270,7 @@ func untoldError(err error) string {
 
 // newDeletePrinter is delete's printer: kubectl delete's lines, -o name
 // (the only -o kubectl delete takes) or -o events.
-func newDeletePrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) {
+func newDeletePrinter(output string, dryRun kcluster.DryRun) (*eventPrinter, error) {
 	if output != "" && output != "name" && output != eventsOutput {
 		return nil, fmt.Errorf(`--output must be "name" or "events", not %q`, output)
 	}

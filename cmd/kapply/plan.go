@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -22,6 +21,7 @@ import (
 func newPlanCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts applyOptions
 	var out string
+	var contexts fleetFlags
 	cmd := &cobra.Command{
 		Use:   "plan (-f FILENAME | -k DIRECTORY) -o PLAN_FILE",
 		Short: "Save what apply would do, to review it and apply exactly that",
@@ -46,12 +46,20 @@ applied. Secret values are never in the file (salted digests only): give apply
   kapply plan -f manifests/ -R -n shop --server-side --prune --applyset=web -o plan.json
 
   # Only the objects labelled app=web, with a chosen field manager
-  kapply plan -f manifests/ -R -l app=web --field-manager=ci -o plan.json`,
+  kapply plan -f manifests/ -R -l app=web --field-manager=ci -o plan.json
+
+  # One plan per context in one file (a PlanList); apply runs each in its own cluster
+  kapply plan -f manifests/ -R --contexts 'prod-*' -o plans.json
+  kapply apply --plan plans.json -f manifests/ -R --canary 1 --wave-size 5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runPlan(cmd.Context(), getter, streams, opts, out)
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runPlan(cmd.Context(), getter, streams, opts, out)
+			})
 		},
 	}
+	contexts.add(cmd)
+	contexts.collectPlans(cmd, &out, streams, true)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "plan", "", selectorExample)
 	flags.StringVarP(&out, "output", "o", "", `the plan file to write ("-" for stdout); required`)
@@ -63,6 +71,7 @@ applied. Secret values are never in the file (salted digests only): give apply
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "add what apply --prune would delete (e.g. --prune --applyset=web, or --prune -l app=web)")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet to prune from, [RESOURCE[.GROUP]/]NAME (e.g. --applyset=web)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune (e.g. --prune-allowlist=core/v1/ConfigMap)")
+	opts.ignore.addFlags(flags) // the plan leaves what they name as live
 	return cmd
 }
 
@@ -73,6 +82,9 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if opts.prune.enabled && opts.prune.applySet == "" && opts.selector == "" {
 		return runFailed(errors.New("--prune needs --applyset or -l"))
 	}
+	if _, err := opts.ignore.load(); err != nil {
+		return err // a malformed rule: a usage error (exit 2), as diff's
+	}
 	_, _, p, err := planFiles(ctx, getter, streams.In, opts)
 	if err != nil {
 		return runFailed(err)
@@ -80,6 +92,10 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	table := streams.Out
 	if out == "-" {
 		table = streams.ErrOut
+	}
+	if keepFleetPlan(ctx, getter, p) {
+		printPlanTable(table, p) // over several contexts, the plans are written together at the end
+		return nil
 	}
 	if err := writePlan(out, streams.Out, p); err != nil {
 		return runFailed(err)
@@ -94,25 +110,7 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 // writePlan encodes p to path ("-": stdout), replacing the file only once
 // the whole plan is written.
 func writePlan(path string, stdout io.Writer, p *plan.Plan) error {
-	if path == "-" {
-		return plan.Encode(stdout, p)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kapply-plan-*")
-	if err != nil {
-		return fmt.Errorf("writing the plan: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := plan.Encode(tmp, p); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing the plan %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing the plan %s: %w", path, err)
-	}
-	return nil
+	return writePlanDocument(path, stdout, func(w io.Writer) error { return plan.Encode(w, p) })
 }
 
 // planFiles loads the files and plans them as apply with opts would run:
@@ -143,9 +141,15 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	planOpts := apply.PlanOptions{Write: apply.WriteOptions{Namespace: namespace, EnforceNamespace: enforce,
 		FieldManager: opts.fieldManager, ServerSide: opts.serverSide, SecretRecord: secretRecord}}
 	if opts.prune.enabled {
-		planOpts.Prune = &apply.PruneOptions{Selector: opts.selector, ApplySet: opts.prune.applySet, Allowlist: opts.prune.allowlist}
+		planOpts.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, Allowlist: opts.prune.allowlist}
 	}
+	ignored, err := opts.ignore.forPlan()
+	if err != nil {
+		return nil, apply.Input{}, nil, err
+	}
+	ignored.set(&planOpts)
 	p, err := applier.Plan(ctx, in, planOpts)
+	ignored.filter(p)
 	if planErr := (*apply.PlanError)(nil); errors.As(err, &planErr) {
 		return nil, apply.Input{}, nil, errors.Join(append(planErr.Errs, errors.New("no plan was made: fix the objects above and plan again"))...)
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -22,15 +23,13 @@ type RecordResult struct {
 	// Object is the object given, and Source where it came from.
 	Object *unstructured.Unstructured
 	Source plan.Source
-	// Live is the object as read to plan the write (nil when not read): an
-	// admission webhook sees, and may quote, its values, which the file's
-	// may not be; mask with both.
+	// Live is the object as read to plan the write (nil when not read).
 	Live *unstructured.Unstructured
 	// Unchanged says the record already was what it would write: nothing
 	// was sent.
 	Unchanged bool
-	// Warnings are the server's warnings about the object's requests, as
-	// the server wrote them (Secret values included: mask before printing).
+	// Warnings are the server's warnings about the object's requests,
+	// Secret values masked (those of Object and Live among them).
 	Warnings []string
 	// Err is the write the server refused; the other objects were still
 	// written.
@@ -42,8 +41,8 @@ type RecordResult struct {
 
 // RecordWrite is how the record-only operations write.
 type RecordWrite struct {
-	// DryRun: ClientDryRun sends nothing, ServerDryRun sends dryRun=All.
-	DryRun DryRun
+	// DryRun: cluster.ClientDryRun sends nothing, cluster.ServerDryRun sends dryRun=All.
+	DryRun cluster.DryRun
 	// FieldManager is recorded in managedFields for the writes; empty means
 	// ClientSideFieldManager, as kubectl edit-last-applied.
 	FieldManager string
@@ -56,7 +55,7 @@ func (r *runner) sendRecord(ctx context.Context, o *object, res *RecordResult) {
 		res.Unchanged = true
 		return
 	}
-	if r.opts.DryRun == ClientDryRun {
+	if r.opts.DryRun == cluster.ClientDryRun {
 		return
 	}
 	opts := metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun()}
