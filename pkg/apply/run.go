@@ -329,15 +329,18 @@ func each(indexes []int) <-chan int {
 	return out
 }
 
-// forEachLimit calls fn for every index, at most limit at a time.
+// forEachLimit calls fn for every index, at most limit at a time: limit
+// workers take the indexes in turn. Not a goroutine per index: each new
+// goroutine grows its stack again through the JSON encoding and the merge
+// of its object, and copying growing stacks was a tenth of the CPU of a
+// no-op apply of 1000 objects.
 func forEachLimit(indexes <-chan int, limit int, fn func(int)) {
-	slots := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for i := range indexes {
-		slots <- struct{}{}
+	for range max(limit, 1) {
 		wg.Go(func() {
-			defer func() { <-slots }()
-			fn(i)
+			for i := range indexes {
+				fn(i)
+			}
 		})
 	}
 	wg.Wait()
