@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/diff"
 )
 
@@ -75,7 +76,7 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 
 // reportAdoption prints an adoption and what the next apply changes,
 // Secret values masked.
-func reportAdoption(streams genericiooptions.IOStreams, a apply.Adoption, dryRun apply.DryRun) {
+func reportAdoption(streams genericiooptions.IOStreams, a apply.Adoption, dryRun kcluster.DryRun) {
 	if a.Skip != nil {
 		fmt.Fprintf(streams.ErrOut, "%s skipped: %v (kapply last-applied set replaces it)\n", apply.ObjectName(a.Object), a.Skip)
 		return

@@ -14,6 +14,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/apply/prune"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/plan"
 	"github.com/kapply/kapply/pkg/schema"
@@ -197,7 +199,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 		return runFailed(err)
 	}
 	failed := printer.printRest(streams, events, printed)
-	if opts.wait && runOpts.DryRun == apply.NoDryRun {
+	if opts.wait && runOpts.DryRun == kcluster.NoDryRun {
 		if err := waitReady(cmd.Context(), getter, streams, events, opts.waitTimeout(), printer); err != nil {
 			return err
 		}
@@ -283,7 +285,7 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		DryRun:    dryRun,
 	}
 	if opts.prune.enabled {
-		run.Prune = &apply.PruneOptions{Selector: opts.selector, ApplySet: opts.prune.applySet,
+		run.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet,
 			Allowlist: opts.prune.allowlist, AllowEmpty: opts.prune.allowEmpty, Cascade: cascade}
 	}
 	if opts.replace {
@@ -302,13 +304,13 @@ func (opts applyOptions) fieldValidation() (string, error) {
 }
 
 // checkServerSide refuses what kubectl refuses with --server-side.
-func (opts applyOptions) checkServerSide(dryRun apply.DryRun) error {
+func (opts applyOptions) checkServerSide(dryRun kcluster.DryRun) error {
 	switch {
 	case opts.subresource != "" && !opts.serverSide:
 		return fmt.Errorf("--subresource can only be specified for --server-side")
 	case opts.force && !opts.serverSide:
 		return fmt.Errorf("--force-conflicts only works with --server-side")
-	case opts.serverSide && dryRun == apply.ClientDryRun:
+	case opts.serverSide && dryRun == kcluster.ClientDryRun:
 		return fmt.Errorf("--dry-run=client does not work with --server-side: the server computes the result; use --dry-run=server")
 	}
 	return nil
@@ -323,13 +325,13 @@ func (opts applyOptions) waitTimeout() time.Duration {
 }
 
 // checkForce refuses what kubectl refuses with --force, in its words.
-func (opts applyOptions) checkForce(dryRun apply.DryRun) error {
+func (opts applyOptions) checkForce(dryRun kcluster.DryRun) error {
 	switch {
 	case !opts.replace:
 		return nil
 	case opts.serverSide:
 		return fmt.Errorf("--force cannot be used with --server-side")
-	case dryRun == apply.ServerDryRun:
+	case dryRun == kcluster.ServerDryRun:
 		return fmt.Errorf("--dry-run=server cannot be used with --force")
 	case opts.prune.enabled:
 		// Replaced objects get new UIDs, which pruning could take for others.

@@ -50,13 +50,14 @@ func (r reviewOptions) check(opts applyOptions) error {
 		"--dry-run": opts.dryRun != "" && opts.dryRun != "none", "--force": opts.replace,
 		"--grace-period": opts.gracePeriod != -1, "--subresource": opts.subresource != "",
 		"--overwrite=false": opts.noOverwrite, "--prune-allow-empty": opts.prune.allowEmpty, "--all": opts.prune.all,
-		"--respect-ignore": opts.ignore.respect,
 	}
 	if r.planFile != "" {
 		// --prune, --applyset, -l and merge keys may be repeated from
 		// kapply plan: the plan holds its prunes, --applyset names their
-		// parent, -l selects the files' Secrets.
+		// parent, -l selects the files' Secrets. Ignore rules were the
+		// plan's to apply: it writes no field they name.
 		refused["--server-side"], refused["--prune-allowlist"] = opts.serverSide, len(opts.prune.allowlist) > 0
+		refused["--respect-ignore"], refused["--ignore"] = opts.ignore.respect, opts.ignore.given()
 	}
 	for _, name := range slices.Sorted(maps.Keys(refused)) {
 		switch {
@@ -84,6 +85,9 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 	ctx := cmd.Context()
 	if err := opts.review.check(opts); err != nil {
 		return runFailed(err)
+	}
+	if err := opts.ignore.checkLoad(); err != nil {
+		return err // a usage error (exit 2), as apply's
 	}
 	checked := opts
 	if opts.review.planFile != "" {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/delete"
 )
 
 // deleteOptions are the flags of `kapply delete`.
@@ -102,23 +103,23 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 	return nil
 }
 
-func (opts deleteOptions) toRun(getter *genericclioptions.ConfigFlags, args []string) (apply.DeleteOptions, error) {
+func (opts deleteOptions) toRun(getter *genericclioptions.ConfigFlags, args []string) (delete.Options, error) {
 	if len(opts.filenames) == 0 && opts.kustomize == "" && len(args) == 0 {
-		return apply.DeleteOptions{}, fmt.Errorf("must specify one of -f or -k")
+		return delete.Options{}, fmt.Errorf("must specify one of -f or -k")
 	}
 	dryRun, err := parseDryRun(opts.dryRun)
 	if err != nil {
-		return apply.DeleteOptions{}, err
+		return delete.Options{}, err
 	}
 	cascade, err := parseCascade(opts.cascade)
 	if err != nil {
-		return apply.DeleteOptions{}, err
+		return delete.Options{}, err
 	}
 	namespace, enforce, err := getter.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return apply.DeleteOptions{}, fmt.Errorf("reading the namespace from kubeconfig: %w", err)
+		return delete.Options{}, fmt.Errorf("reading the namespace from kubeconfig: %w", err)
 	}
-	return apply.DeleteOptions{
+	return delete.Options{
 		Namespace:        namespace,
 		EnforceNamespace: enforce,
 		Cascade:          cascade,

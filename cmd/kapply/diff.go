@@ -145,7 +145,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitError, err)
 	}
 	runOpts = opts.withLocalServerSide(runOpts, streams.ErrOut)
-	noise, err := opts.ignore.newDiffNoise(opts.explain, opts.managerName())
+	noise, err := opts.ignore.newDiffNoise(opts.explain, opts.appliers())
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,15 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	// manager rules, a saved plan's changes) or shown.
 	planOpts := planOptionsOf(runOpts, opts.showManaged || noise != nil || opts.savePlan != "")
 	planOpts.OnItem, planOpts.StreamOnly = view.add, opts.savePlan == ""
+	// A saved plan must not write what the rules ignore: it is planned as
+	// kapply plan with the rules plans (the diff shows the same changes).
+	var ignored *planIgnore
+	if opts.savePlan != "" {
+		ignored, _ = opts.ignore.forPlan() // read once already by newDiffNoise
+		ignored.set(&planOpts)
+	}
 	p, err := applier.Plan(ctx, in, planOpts)
+	ignored.filter(p)
 	planErr, partial := errors.AsType[*apply.PlanError](err)
 	switch {
 	case errors.Is(err, apply.ErrNoObjects):

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 )
 
 // localServerSide tells whether diff computes server-side apply locally
@@ -22,7 +23,7 @@ func (opts diffOptions) localServerSide() bool {
 // diff's own output stays what a diff program or a JSON reader expects).
 func (opts diffOptions) withLocalServerSide(runOpts apply.Options, w io.Writer) apply.Options {
 	if opts.localServerSide() {
-		runOpts.DryRun = apply.ClientDryRun
+		runOpts.DryRun = kcluster.ClientDryRun
 		fmt.Fprintf(w, "# computed locally: %s\n", apply.LocalServerSideNote)
 	}
 	return runOpts

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/plan"
@@ -145,7 +146,7 @@ func (v *planView) collect(w io.Writer, p *plan.Plan, planErr *apply.PlanError) 
 // shows: the server's dry run of each write unless computed locally;
 // managedFields dropped from the live objects unless shown or explained.
 func planOptionsOf(o apply.Options, keepManagedFields bool) apply.PlanOptions {
-	return apply.PlanOptions{Write: o.Write, ServerDryRun: o.DryRun == apply.ServerDryRun, Prune: o.Prune,
-		LocalServerSide: o.Write.ServerSide && o.DryRun == apply.ClientDryRun,
+	return apply.PlanOptions{Write: o.Write, ServerDryRun: o.DryRun == kcluster.ServerDryRun, Prune: o.Prune,
+		LocalServerSide: o.Write.ServerSide && o.DryRun == kcluster.ClientDryRun,
 		NoManagedFields: !keepManagedFields, ChunkSize: o.ChunkSize}
 }

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/plan"
@@ -15,7 +16,7 @@ import (
 
 // diffEvents is diff's -o events writer; nil for another output (checked
 // with diff's other -o values, diffOutput.check).
-func diffEvents(output string, out io.Writer, dryRun apply.DryRun) *eventWriter {
+func diffEvents(output string, out io.Writer, dryRun kcluster.DryRun) *eventWriter {
 	if output != eventsOutput {
 		return nil
 	}

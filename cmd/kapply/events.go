@@ -10,6 +10,7 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/plan"
 	"github.com/kapply/kapply/pkg/wait"
 )
@@ -88,16 +89,16 @@ type eventWriter struct {
 	now     func() time.Time
 }
 
-func newEventWriter(w io.Writer, command string, dryRun apply.DryRun) *eventWriter {
+func newEventWriter(w io.Writer, command string, dryRun kcluster.DryRun) *eventWriter {
 	e := &eventWriter{command: command, w: w, counts: map[string]int{}, waitCounts: map[string]int{}, now: time.Now}
 	// Every outcome counted, 0 or not, so that readers need no defaults.
 	for outcome := apply.Failed; outcome <= apply.Skipped; outcome++ {
 		e.counts[outcome.String()] = 0
 	}
 	switch dryRun {
-	case apply.ClientDryRun:
+	case kcluster.ClientDryRun:
 		e.dryRun = "client"
-	case apply.ServerDryRun:
+	case kcluster.ServerDryRun:
 		e.dryRun = "server"
 	}
 	return e
@@ -205,7 +206,7 @@ func (e *eventWriter) wait(r wait.Result) {
 }
 
 // startEvents starts the JSON lines with -o events; nil otherwise.
-func (p *eventPrinter) startEvents(out io.Writer, command string, dryRun apply.DryRun) *eventWriter {
+func (p *eventPrinter) startEvents(out io.Writer, command string, dryRun kcluster.DryRun) *eventWriter {
 	if p.output == eventsOutput {
 		p.json = newEventWriter(out, command, dryRun)
 	}
@@ -258,7 +259,7 @@ func untoldError(err error) string {
 
 // newDeletePrinter is delete's printer: kubectl delete's lines, -o name
 // (the only -o kubectl delete takes) or -o events.
-func newDeletePrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) {
+func newDeletePrinter(output string, dryRun kcluster.DryRun) (*eventPrinter, error) {
 	if output != "" && output != "name" && output != eventsOutput {
 		return nil, fmt.Errorf(`--output must be "name" or "events", not %q`, output)
 	}

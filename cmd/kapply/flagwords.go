@@ -13,9 +13,9 @@ import (
 var flagWords = strings.NewReplacer(
 	"the files' objects (ExecuteOptions.Objects)", "the files given with -f",
 	"WriteOptions.ForceConflicts", "--force-conflicts",
-	"PruneOptions.AllowEmpty", "--prune-allow-empty",
-	"PruneOptions.Allowlist", "--prune-allowlist",
-	"PruneOptions.ApplySet", "--applyset",
+	"prune.Options.AllowEmpty", "--prune-allow-empty",
+	"prune.Options.Allowlist", "--prune-allowlist",
+	"prune.Options.ApplySet", "--applyset",
 	"WriteOptions.FieldManager", "--field-manager",
 	"WriteOptions.Namespace", "--namespace",
 	"WriteOptions.NoOverwrite", "--overwrite=false",

@@ -16,6 +16,7 @@ import (
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/ignore"
+	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -91,25 +92,40 @@ func managedOf(live *unstructured.Unstructured) *ownership.Ownership {
 // (--respect-ignore); without it, rules are refused (they change nothing
 // apply does, and silently ignoring them would surprise).
 func (o ignoreOptions) forApply(runOpts *apply.Options) error {
-	rules, err := o.load()
-	switch {
-	case err != nil:
+	if err := o.checkRespect(); err != nil {
 		return err
-	case rules == nil && o.respect:
-		return withCode(exitError, fmt.Errorf("--respect-ignore needs rules: --ignore-file or --ignore"))
-	case rules == nil:
-		return nil
-	case !o.respect:
-		return withCode(exitError, fmt.Errorf("apply takes ignore rules only with --respect-ignore (which leaves those fields as they are live)"))
+	}
+	rules, err := o.load()
+	if rules == nil {
+		return err
 	}
 	// Manager rules read the live objects' managedFields.
 	runOpts.NoManagedFields = false
-	runOpts.FileFromLive = func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-		respected, _, err := rules.Respect(plan.IDOf(file), managedOf(live), file.Object, live.Object)
-		if err != nil {
-			return nil, err
-		}
-		return &unstructured.Unstructured{Object: respected}, nil
+	runOpts.FileFromLive = (&planIgnore{rules: rules}).fileFromLive
+	return nil
+}
+
+// given reports rules given by flag or file.
+func (o ignoreOptions) given() bool { return o.file != "" || len(o.rules) > 0 }
+
+// checkLoad is checkRespect, then the rules read (a malformed one is
+// exit 2), for a run that plans before it applies (apply --confirm).
+func (o ignoreOptions) checkLoad() error {
+	if err := o.checkRespect(); err != nil {
+		return err
+	}
+	_, err := o.load()
+	return err
+}
+
+// checkRespect refuses --respect-ignore without rules, and rules to apply
+// without --respect-ignore.
+func (o ignoreOptions) checkRespect() error {
+	switch {
+	case !o.given() && o.respect:
+		return withCode(exitError, fmt.Errorf("--respect-ignore needs rules: --ignore-file or --ignore"))
+	case o.given() && !o.respect:
+		return withCode(exitError, fmt.Errorf("apply takes ignore rules only with --respect-ignore (which leaves those fields as they are live)"))
 	}
 	return nil
 }
@@ -127,12 +143,12 @@ type diffNoise struct {
 }
 
 // newDiffNoise is nil when diff needs neither rules nor classes.
-func (o ignoreOptions) newDiffNoise(explain bool, fieldManager string) (*diffNoise, error) {
+func (o ignoreOptions) newDiffNoise(explain bool, appliers []string) (*diffNoise, error) {
 	rules, err := o.load()
 	if err != nil || rules == nil && !explain && !o.suggest {
 		return nil, err
 	}
-	return &diffNoise{rules: rules, appliers: []string{fieldManager}, explain: explain, suggest: o.suggest}, nil
+	return &diffNoise{rules: rules, appliers: appliers, explain: explain, suggest: o.suggest}, nil
 }
 
 // adjust strips the ignored fields from obj's sides and changes, and
@@ -156,7 +172,11 @@ func (n *diffNoise) adjust(ev apply.Event, obj *diff.Object) {
 	if !n.explain && !n.suggest {
 		return
 	}
-	fields := ignore.Classify(n.sides(ev, obj, managed))
+	s := n.sides(ev, obj, managed)
+	fields := ignore.Classify(s)
+	if s.File != nil {
+		obj.Changes = causedByFile(obj.Changes, fields)
+	}
 	if n.explain {
 		obj.Notes = classNotes(fields)
 	}
@@ -184,12 +204,31 @@ func (n *diffNoise) sides(ev apply.Event, obj *diff.Object, managed *ownership.O
 		s.Changes = plan.ChangesOf(ev.Plan.Changes, nil)
 	case ev.Live == nil:
 		s.Merged = ev.Object.Object
+	default:
+		// A server-side apply: the server merges; the file says what
+		// the request sets.
+		s.File = ev.Object.Object
 	}
-	if n.rules != nil && s.Merged != nil {
-		s.Merged = n.rules.Strip(plan.IDOf(ev.Object), managedIfAny(managed), s.Merged)[0]
+	if n.rules != nil {
+		id, m := plan.IDOf(ev.Object), managedIfAny(managed)
+		stripped := n.rules.Strip(id, m, s.Merged, s.File)
+		s.Merged, s.File = stripped[0], stripped[1]
 		s.Changes = ignore.FilterChanges(s.Changes, obj.Live, obj.After)
 	}
 	return s
+}
+
+// causedByFile drops from a server-side apply's changes (live to the
+// server's result, each called set by the file) the fields the server
+// changed: --explain gives those their class instead.
+func causedByFile(changes []merge.Change, fields []ignore.Field) []merge.Change {
+	server := map[string]bool{}
+	for _, f := range fields {
+		if f.Class.FromServer() && f.Class != ignore.OtherWriter {
+			server[f.Path.String()] = true
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(changes), func(c merge.Change) bool { return server[c.Path.String()] })
 }
 
 // managedIfAny is m as the interface, nil (not a typed nil) when m is.
@@ -235,6 +274,16 @@ func (n *diffNoise) finish(out io.Writer) error {
 
 func ruleName(r *ignore.Rule) string {
 	return strings.Join([]string{*r.Group, r.Kind, r.Namespace, r.Name}, "/")
+}
+
+// appliers are the managers diff's dry runs write as: the field manager
+// and, for a server-side apply, the client-side managers whose fields it
+// takes over first (csaupgrade).
+func (opts diffOptions) appliers() []string {
+	if opts.serverSide {
+		return []string{opts.managerName(), apply.ClientSideFieldManager, apply.LegacyFieldManager}
+	}
+	return []string{opts.managerName()}
 }
 
 // managerName is the field manager diff's dry runs write as.

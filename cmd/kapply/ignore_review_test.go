@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,6 +105,12 @@ func TestIgnoreRulesOnSecretsNeverPrintValues(t *testing.T) {
 		{"diff", "--ignore", rule, "-o", "markdown"},
 		{"diff", "--ignore", rule, "-o", "html"},
 		{"diff", "--ignore", "kind=Secret,jq=.data[]", "--explain"},
+		{"diff", "--ignore", rule, "-o", "events"},
+		{"diff", "--ignore", rule, "--server-side", "--explain"},
+		{"diff", "--ignore", rule, "--server-side", "--suggest-ignore"},
+		{"diff", "--ignore", rule, "--save-plan", filepath.Join(t.TempDir(), "plan.json")},
+		{"plan", "--ignore", rule, "-o", "-"},
+		{"plan", "--ignore", "kind=Secret,jq=.data[]", "--server-side", "-o", "-"},
 		{"status", "--ignore", rule},
 		{"apply", "--respect-ignore", "--ignore", rule},
 	}

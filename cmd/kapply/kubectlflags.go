@@ -7,14 +7,14 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 )
 
 // addChunkSizeFlag adds kubectl's --chunk-size (cmdutil.AddChunkSizeFlag:
 // the same name, default and words): the objects each LIST asks for per
 // page; 0 lists in one answer.
 func addChunkSizeFlag(cmd *cobra.Command, chunkSize *int64) {
-	cmd.Flags().Int64Var(chunkSize, "chunk-size", apply.DefaultChunkSize,
+	cmd.Flags().Int64Var(chunkSize, "chunk-size", kcluster.DefaultChunkSize,
 		"Return large lists in chunks rather than all at once. Pass 0 to disable.")
 }
 
@@ -57,23 +57,23 @@ const dryRunUsage = `"none", "client" (print what would change, send nothing; al
 
 // parseDryRun reads --dry-run as kubectl does (GetDryRunStrategy): a bare
 // --dry-run and "true" mean client, "false" none.
-func parseDryRun(s string) (apply.DryRun, error) {
+func parseDryRun(s string) (kcluster.DryRun, error) {
 	switch s {
 	case "none", "":
-		return apply.NoDryRun, nil
+		return kcluster.NoDryRun, nil
 	case "client", bareDryRun:
-		return apply.ClientDryRun, nil
+		return kcluster.ClientDryRun, nil
 	case "server":
-		return apply.ServerDryRun, nil
+		return kcluster.ServerDryRun, nil
 	}
 	b, err := strconv.ParseBool(s)
 	switch {
 	case err != nil:
-		return apply.NoDryRun, fmt.Errorf(`Invalid dry-run value (%v). Must be "none", "server", or "client".`, s)
+		return kcluster.NoDryRun, fmt.Errorf(`Invalid dry-run value (%v). Must be "none", "server", or "client".`, s)
 	case b:
-		return apply.ClientDryRun, nil
+		return kcluster.ClientDryRun, nil
 	}
-	return apply.NoDryRun, nil
+	return kcluster.NoDryRun, nil
 }
 
 // dryRunDeprecation is kubectl's warning for a bare or boolean --dry-run,

@@ -21,7 +21,7 @@ import (
 
 	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/internal/testcluster"
-	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 )
 
 // waitServed waits until the server's discovery lists resource in
@@ -326,10 +326,10 @@ func TestBareDryRunAsKubectl(t *testing.T) {
 // TestParseDryRunAsKubectl: the values kubectl's GetDryRunStrategy takes,
 // for every command that has --dry-run.
 func TestParseDryRunAsKubectl(t *testing.T) {
-	for value, want := range map[string]apply.DryRun{
-		"": apply.NoDryRun, "none": apply.NoDryRun, "false": apply.NoDryRun,
-		"client": apply.ClientDryRun, "unchanged": apply.ClientDryRun, "true": apply.ClientDryRun, "1": apply.ClientDryRun,
-		"server": apply.ServerDryRun,
+	for value, want := range map[string]kcluster.DryRun{
+		"": kcluster.NoDryRun, "none": kcluster.NoDryRun, "false": kcluster.NoDryRun,
+		"client": kcluster.ClientDryRun, "unchanged": kcluster.ClientDryRun, "true": kcluster.ClientDryRun, "1": kcluster.ClientDryRun,
+		"server": kcluster.ServerDryRun,
 	} {
 		if got, err := parseDryRun(value); err != nil || got != want {
 			t.Errorf("parseDryRun(%q) = %v, %v; want %v", value, got, err, want)

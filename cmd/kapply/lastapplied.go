@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/load"
 )
@@ -164,7 +165,7 @@ func runLastAppliedEdit(ctx context.Context, getter *genericclioptions.ConfigFla
 	failed := 0
 	for _, t := range targets {
 		res := applier.EditLastApplied(ctx, t.Obj, t.Where(), edit, apply.EditLastAppliedOptions{FieldManager: opts.fieldManager})
-		failed += printEach(streams, []apply.RecordResult{res}, apply.NoDryRun, "edited")
+		failed += printEach(streams, []apply.RecordResult{res}, kcluster.NoDryRun, "edited")
 	}
 	return someFailed(failed, len(targets), "could not be written")
 }
@@ -205,7 +206,7 @@ func editorCommand() string {
 
 // printRecordResults prints a kubectl-style line per object, or its
 // error; any failed write makes the exit code 1.
-func printRecordResults(streams genericiooptions.IOStreams, results []apply.RecordResult, dryRun apply.DryRun, verb string) error {
+func printRecordResults(streams genericiooptions.IOStreams, results []apply.RecordResult, dryRun kcluster.DryRun, verb string) error {
 	return someFailed(printEach(streams, results, dryRun, verb), len(results), "could not be written")
 }
 
@@ -217,7 +218,7 @@ func addFieldManagerFlag(cmd *cobra.Command, fieldManager *string) {
 
 // printEach is printRecordResults returning how many writes failed. The
 // server's warnings come first, as kubectl prints them.
-func printEach(streams genericiooptions.IOStreams, results []apply.RecordResult, dryRun apply.DryRun, verb string) int {
+func printEach(streams genericiooptions.IOStreams, results []apply.RecordResult, dryRun kcluster.DryRun, verb string) int {
 	warnings := newCommandWarnings(streams.ErrOut)
 	suffix := dryRunSuffix(dryRun)
 	failed := 0
@@ -237,11 +238,11 @@ func printEach(streams genericiooptions.IOStreams, results []apply.RecordResult,
 	return failed
 }
 
-func dryRunSuffix(dryRun apply.DryRun) string {
+func dryRunSuffix(dryRun kcluster.DryRun) string {
 	switch dryRun {
-	case apply.ClientDryRun:
+	case kcluster.ClientDryRun:
 		return " (dry run)"
-	case apply.ServerDryRun:
+	case kcluster.ServerDryRun:
 		return " (server dry run)"
 	}
 	return ""

@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -63,6 +64,7 @@ applied. Secret values are never in the file (salted digests only): give apply
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "add what apply --prune would delete (e.g. --prune --applyset=web, or --prune -l app=web)")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet to prune from, [RESOURCE[.GROUP]/]NAME (e.g. --applyset=web)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune (e.g. --prune-allowlist=core/v1/ConfigMap)")
+	opts.ignore.addFlags(flags) // the plan leaves what they name as live
 	return cmd
 }
 
@@ -72,6 +74,9 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	}
 	if opts.prune.enabled && opts.prune.applySet == "" && opts.selector == "" {
 		return runFailed(errors.New("--prune needs --applyset or -l"))
+	}
+	if _, err := opts.ignore.load(); err != nil {
+		return err // a malformed rule: a usage error (exit 2), as diff's
 	}
 	_, _, p, err := planFiles(ctx, getter, streams.In, opts)
 	if err != nil {
@@ -143,9 +148,15 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	planOpts := apply.PlanOptions{Write: apply.WriteOptions{Namespace: namespace, EnforceNamespace: enforce,
 		FieldManager: opts.fieldManager, ServerSide: opts.serverSide, SecretRecord: secretRecord}}
 	if opts.prune.enabled {
-		planOpts.Prune = &apply.PruneOptions{Selector: opts.selector, ApplySet: opts.prune.applySet, Allowlist: opts.prune.allowlist}
+		planOpts.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, Allowlist: opts.prune.allowlist}
 	}
+	ignored, err := opts.ignore.forPlan()
+	if err != nil {
+		return nil, apply.Input{}, nil, err
+	}
+	ignored.set(&planOpts)
 	p, err := applier.Plan(ctx, in, planOpts)
+	ignored.filter(p)
 	if planErr := (*apply.PlanError)(nil); errors.As(err, &planErr) {
 		return nil, apply.Input{}, nil, errors.Join(append(planErr.Errs, errors.New("no plan was made: fix the objects above and plan again"))...)
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 )
 
 // eventPrinter prints a run's events as kubectl does: a line per object
@@ -38,7 +39,7 @@ type eventPrinter struct {
 	json *eventWriter
 }
 
-func newEventPrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) {
+func newEventPrinter(output string, dryRun kcluster.DryRun) (*eventPrinter, error) {
 	switch output {
 	case "", "name", "yaml", "json", "kyaml", eventsOutput:
 	default:
@@ -46,9 +47,9 @@ func newEventPrinter(output string, dryRun apply.DryRun) (*eventPrinter, error) 
 	}
 	p := &eventPrinter{output: output}
 	switch dryRun {
-	case apply.ClientDryRun:
+	case kcluster.ClientDryRun:
 		p.suffix = " (dry run)"
-	case apply.ServerDryRun:
+	case kcluster.ServerDryRun:
 		p.suffix = " (server dry run)"
 	}
 	return p, nil

@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 )
 
 // syncBuffer is a buffer the stream's goroutines and the test share.
@@ -44,7 +45,7 @@ func createdEvent(name string) apply.Event {
 func TestLinesPrintedAsObjectsAreDone(t *testing.T) {
 	var out, errOut syncBuffer
 	streams := genericiooptions.IOStreams{Out: &out, ErrOut: &errOut}
-	printer, err := newEventPrinter("", apply.NoDryRun)
+	printer, err := newEventPrinter("", kcluster.NoDryRun)
 	if err != nil {
 		t.Fatal(err)
 	}

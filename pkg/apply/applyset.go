@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/pkg/apply/prune"
+	"github.com/kapply/kapply/pkg/cluster"
 )
 
 // fetchApplySet reads the parent, if any, and the members it records (see
@@ -33,7 +34,7 @@ func (r *runner) fetchApplySet(ctx context.Context, s *prune.Set) error {
 // writeParent records the members on the parent with a server-side apply,
 // creating it if needed (see prune.Set.ParentPatch for superset).
 func (r *runner) writeParent(ctx context.Context, s *prune.Set, superset bool) error {
-	if r.opts.DryRun == ClientDryRun {
+	if r.opts.DryRun == cluster.ClientDryRun {
 		return nil
 	}
 	body, err := s.ParentPatch(superset)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
 
@@ -240,7 +241,7 @@ func TestNormalObjectKeepsKubectlsRecord(t *testing.T) {
 // it checks the server dry run the command is made of.
 func wantDiffClean(t *testing.T, w *world) {
 	t.Helper()
-	opts := fileRun{w.lastFile, apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, DryRun: apply.ServerDryRun}}
+	opts := fileRun{w.lastFile, apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, DryRun: kcluster.ServerDryRun}}
 	wantOutcome(t, kapplyRunOpts(t, w, opts), apply.Unchanged)
 	bin := kapplyBinary(t)
 	if bin == "" {

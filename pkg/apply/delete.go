@@ -3,46 +3,25 @@ package apply
 import (
 	"context"
 	"fmt"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/delete"
 	"github.com/kapply/kapply/pkg/wait"
 )
 
-// DeleteOptions configure `kapply delete`.
-type DeleteOptions struct {
-	Namespace        string
-	EnforceNamespace bool
-	// Cascade is how dependents go: background (default), foreground or orphan.
-	Cascade metav1.DeletionPropagation
-	// Wait makes each deletion wait, bounded by Timeout, until the object is gone.
-	Wait           bool
-	Timeout        time.Duration
-	IgnoreNotFound bool
-	DryRun         DryRun
-}
-
 // Delete deletes the objects the files declare: dependents first, then
 // CRDs (their custom resources gone by then), then Namespaces. Events come
 // in that order.
-func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]Event, error) {
-	objects, err := in.objects()
-	if err != nil {
-		return nil, err
-	}
-	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace},
+func (a *Applier) Delete(ctx context.Context, in Input, opts delete.Options) ([]Event, error) {
+	objects, r, err := a.start(ctx, in, settings{WriteOptions: WriteOptions{Namespace: opts.Namespace, EnforceNamespace: opts.EnforceNamespace},
 		Options: Options{Timeout: opts.Timeout, DryRun: opts.DryRun}, Cascade: opts.Cascade})
 	if err != nil {
 		return nil, err
-	}
-	if err := r.reachServer(ctx); err != nil {
-		return nil, afterLoadErrors(in.Errors, err)
 	}
 	loadErrs := in.Errors
 	var events []Event
@@ -55,7 +34,7 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts DeleteOptions) ([]E
 		forEachLimit(each(group), r.opts.Parallel, func(i int) {
 			done[i] = r.deleteDeclared(ctx, objects[i], opts.IgnoreNotFound)
 		})
-		if opts.Wait && opts.DryRun == NoDryRun {
+		if opts.Wait && opts.DryRun == cluster.NoDryRun {
 			// Dependents are gone before the CRDs and Namespaces they need.
 			r.awaitGone(ctx, done, group)
 		}
@@ -87,12 +66,12 @@ func (r *runner) deleteDeclared(ctx context.Context, o *object, ignoreNotFound b
 // deleteOne deletes a live or declared object (outcome Deleted or Pruned).
 func (r *runner) deleteOne(ctx context.Context, o *object, outcome Outcome) Event {
 	ev := o.event(Event{Outcome: outcome, Result: o.Obj})
-	if r.opts.DryRun == ClientDryRun {
+	if r.opts.DryRun == cluster.ClientDryRun {
 		return ev
 	}
 	// A pruned object (one with a UID) is deleted only if it is still the
 	// one listed.
-	opts := delete.Request{Cascade: r.opts.Cascade, UID: o.Obj.GetUID(), DryRun: r.serverDryRun()}.Options()
+	opts := delete.Request{Cascade: r.opts.Cascade, UID: o.Obj.GetUID(), DryRun: r.opts.DryRun}.Options()
 	client := r.resource(o)
 	var uid types.UID
 	err := r.retryTransient(ctx, func() (err error) {

@@ -7,7 +7,8 @@
 // patches each one with the plan of the three-way merge engine (pkg/merge),
 // concurrently; then, with Prune, deletes what the input no longer declares
 // (ApplySets or a label selector), and with Wait, watches what it applied
-// until it is ready (kstatus). Delete removes objects, dependents first.
+// until it is ready (kstatus). Prune does the pruning alone, for a program
+// that writes its objects itself. Delete removes objects, dependents first.
 // The ownership operations are its methods too (Adopt, Release, Status,
 // SetLastApplied, EditLastApplied): they read and write the objects given,
 // built in code or read from files, through the same clients and retries.

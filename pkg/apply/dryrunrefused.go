@@ -10,7 +10,7 @@ import (
 // DryRunRefusedError is the server's 403 to a dry run of a write: the user
 // may read the object but not write it, and a dry run needs the write's
 // permission. A preview with read access only is computed locally
-// (ClientDryRun); nothing falls back to it silently.
+// (cluster.ClientDryRun); nothing falls back to it silently.
 type DryRunRefusedError struct {
 	// Ref is ObjectRef of the object.
 	Ref string

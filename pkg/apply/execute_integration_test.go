@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -264,7 +265,7 @@ func TestExecutePruneItem(t *testing.T) {
 		return cm
 	}
 	w.mustApply(labelled("keep"), labelled("drop"), labelled("changed"))
-	opts := apply.PlanOptions{Prune: &apply.PruneOptions{Selector: "plan-prune=yes", Allowlist: []string{"/v1/ConfigMap"}}}
+	opts := apply.PlanOptions{Prune: &prune.Options{Selector: "plan-prune=yes", Allowlist: []string{"/v1/ConfigMap"}}}
 	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{labelled("keep")}}, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,8 @@ import (
 
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/apply/prune"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 )
 
@@ -212,7 +214,7 @@ func TestRetryWindowEndsA429Storm(t *testing.T) {
 		t.Errorf("%d of 3 failed, want all", failed)
 	}
 	for _, ev := range events {
-		var retryErr *apply.RetryError
+		var retryErr *kcluster.RetryError
 		if !errors.As(ev.Err, &retryErr) || !strings.Contains(ev.Err.Error(), "the last answered 429 Too Many Requests") || !strings.Contains(ev.Err.Error(), "kapply retries for at most 2s") {
 			t.Errorf("error %v: want it to say the server kept answering 429 and kapply gave up", ev.Err)
 		}
@@ -337,7 +339,7 @@ type faultCase struct {
 func TestFaultsEveryObjectAccountedFor(t *testing.T) {
 	requireCluster(t)
 	const n = 8
-	prune := apply.Options{Prune: &apply.PruneOptions{ApplySet: "cms"}}
+	pruning := apply.Options{Prune: &prune.Options{ApplySet: "cms"}}
 	serverSide := apply.Options{Write: apply.WriteOptions{ServerSide: true}}
 	status := func(code, after int) testcluster.Fault { return testcluster.Fault{Status: code, RetryAfter: after} }
 	lose := testcluster.Fault{LoseAnswer: true}
@@ -353,9 +355,9 @@ func TestFaultsEveryObjectAccountedFor(t *testing.T) {
 		{name: "lost answers to creates", rule: firstN(3, method(http.MethodPost), lose), injected: "lost"},
 		{name: "lost answers to patches", before: manyConfigMaps(n, "1"), rule: firstN(3, method(http.MethodPatch), lose), injected: "lost"},
 		{name: "lost answers to server-side apply", before: manyConfigMaps(n, "1"), opts: serverSide, rule: firstN(3, method(http.MethodPatch), lose), injected: "lost"},
-		{name: "lost answers to prune deletes", before: manyConfigMaps(n, "1"), file: manyConfigMaps(n/2, "1"), opts: prune,
+		{name: "lost answers to prune deletes", before: manyConfigMaps(n, "1"), file: manyConfigMaps(n/2, "1"), opts: pruning,
 			rule: firstN(2, method(http.MethodDelete), lose), events: n, injected: "lost"},
-		{name: "lost answer to the ApplySet parent", opts: prune, rule: firstN(1, func(req *http.Request) bool {
+		{name: "lost answer to the ApplySet parent", opts: pruning, rule: firstN(1, func(req *http.Request) bool {
 			return req.Method == http.MethodPatch && strings.Contains(req.URL.Path, "/secrets/")
 		}, lose), injected: "lost"},
 	}

@@ -11,6 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kapply/kapply/pkg/cluster"
+	"github.com/kapply/kapply/pkg/delete"
 )
 
 // forceReplaces tells whether Force answers a failed patch by replacing the
@@ -18,7 +21,7 @@ import (
 // server refused the patch as invalid (an immutable field: a Deployment's
 // selector, a Job's template) or kept reporting a conflict.
 func (r *runner) forceReplaces(err error) bool {
-	return r.opts.Force != nil && r.opts.DryRun == NoDryRun && (apierrors.IsInvalid(err) || apierrors.IsConflict(err))
+	return r.opts.Force != nil && r.opts.DryRun == cluster.NoDryRun && (apierrors.IsInvalid(err) || apierrors.IsConflict(err))
 }
 
 // replace deletes the live object (GracePeriod, Cascade), waits until it is
@@ -90,7 +93,7 @@ func replaced(o *object, created *unstructured.Unstructured, warnings []string, 
 // does not say the request was not done.
 func serverRefused(err error) bool {
 	var status apierrors.APIStatus
-	var gaveUp *RetryError
+	var gaveUp *cluster.RetryError
 	return errors.As(err, &status) && !answerWasLost(err) && !errors.As(err, &gaveUp) &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
@@ -136,15 +139,12 @@ func (r *runner) createAfterDelete(ctx context.Context, client dynamic.ResourceI
 
 // deleteForReplace deletes the object that was read, and no newer one.
 func (r *runner) deleteForReplace(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured) error {
-	uid := live.GetUID()
-	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
+	req := delete.Request{Cascade: r.opts.Force.Cascade, UID: live.GetUID()}
 	if r.opts.Force.GracePeriod >= 0 {
 		seconds := int64(r.opts.Force.GracePeriod)
-		opts.GracePeriodSeconds = &seconds
+		req.GracePeriod = &seconds
 	}
-	if r.opts.Force.Cascade != "" {
-		opts.PropagationPolicy = &r.opts.Force.Cascade
-	}
+	opts := req.Options()
 	err := r.retryTransient(ctx, func() error { return client.Delete(ctx, live.GetName(), opts) })
 	if apierrors.IsNotFound(err) {
 		return nil // someone deleted it already

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/delete"
 )
 
 // TestInputNilObjectRefused: an Input holding a nil object is refused by
@@ -25,7 +26,7 @@ func TestInputNilObjectRefused(t *testing.T) {
 	in := apply.Input{Objects: []*unstructured.Unstructured{nil}}
 	ops := map[string]func() error{
 		"Apply":          func() error { _, err := applier.Apply(ctx, in, apply.Options{}); return err },
-		"Delete":         func() error { _, err := applier.Delete(ctx, in, apply.DeleteOptions{}); return err },
+		"Delete":         func() error { _, err := applier.Delete(ctx, in, delete.Options{}); return err },
 		"Status":         func() error { _, err := applier.Status(ctx, in, apply.StatusOptions{}); return err },
 		"Adopt":          func() error { _, err := applier.Adopt(ctx, in, apply.AdoptOptions{}); return err },
 		"Release":        func() error { _, err := applier.Release(ctx, in, apply.ReleaseOptions{}); return err },
@@ -66,7 +67,7 @@ func TestInputNamespacedObjectWithoutNamespace(t *testing.T) {
 	if _, err := configMaps.Get(ctx, "input-without-namespace", metav1.GetOptions{}); err != nil {
 		t.Fatalf("not created in default: %v", err)
 	}
-	events, err = applier.Delete(ctx, apply.Input{Objects: []*unstructured.Unstructured{obj.DeepCopy()}}, apply.DeleteOptions{})
+	events, err = applier.Delete(ctx, apply.Input{Objects: []*unstructured.Unstructured{obj.DeepCopy()}}, delete.Options{})
 	if err != nil || len(events) != 1 || events[0].Err != nil {
 		t.Fatalf("Delete: %v %+v", err, events)
 	}

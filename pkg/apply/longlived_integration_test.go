@@ -29,6 +29,7 @@ import (
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/load"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // longLived is one Applier kept for many runs, as a controller or a
@@ -468,6 +469,20 @@ func TestOpenAPIFailureIsNotKept(t *testing.T) {
 	}
 	k.assertMergedByKey(t, l.ns, "a1")
 	failing.Store(false)
+	// The same Applier's next plan has the schema: the controller's rule
+	// is in the merged object, and the patch keeps it.
+	objects, err := decodeAll(k.route("a2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.applier.Plan(context.Background(), apply.Input{Objects: objects}, apply.PlanOptions{Write: apply.WriteOptions{Namespace: l.ns}})
+	if err != nil || len(p.Items) != 1 {
+		t.Fatalf("the plan after the failing run: %v, %v", p, err)
+	}
+	rules, _, _ := unstructured.NestedSlice(p.Items[0].Merged, "spec", "rules")
+	if p.Items[0].Action != plan.Update || len(rules) != 3 || !strings.Contains(string(p.Items[0].Patch.Data), "ctrl") {
+		t.Errorf("the plan after the failing run: %s %s, rules %v; want a patch merging by key (the controller's rule kept)", p.Items[0].Action, p.Items[0].Patch.Data, rules)
+	}
 	wantOutcomes(t, l.mustRun(t, k.route("a2")), apply.Configured)
 	k.assertMergedByKey(t, l.ns, "a2")
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	smdpath "sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/secretmask"
@@ -36,7 +37,7 @@ const (
 type MigrateOptions struct {
 	Namespace string
 	To        MigrateTo
-	DryRun    DryRun
+	DryRun    cluster.DryRun
 	// FieldManager is the server-side manager; empty means
 	// ServerSideFieldManager.
 	FieldManager string

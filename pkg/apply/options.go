@@ -12,20 +12,6 @@ import (
 	"github.com/kapply/kapply/pkg/plan"
 )
 
-// DryRun says whether and where a run only pretends to write.
-type DryRun int
-
-const (
-	// NoDryRun writes to the cluster.
-	NoDryRun DryRun = iota
-	// ClientDryRun computes every plan locally and sends no write; with
-	// ServerSide, each apply is computed locally (see LocalServerSideNote).
-	ClientDryRun
-	// ServerDryRun sends every write with dryRun=All, so admission and
-	// defaulting show, and nothing is persisted.
-	ServerDryRun
-)
-
 // WriteOptions say what the run's objects are written as: read alike by
 // Plan (which computes the writes) and Apply (which sends them).
 type WriteOptions struct {
@@ -59,10 +45,6 @@ type WriteOptions struct {
 	SecretRecord lastapplied.SecretRecord
 }
 
-// PruneOptions are prune.Options. The alias is for the transition from
-// the fields of one Options to the parts each operation reads.
-type PruneOptions = prune.Options
-
 // ForceOptions are kubectl apply --force's: an object whose patch the
 // server refuses as invalid (an immutable field) or keeps conflicting on
 // is deleted with GracePeriod and Cascade, awaited until gone for at most
@@ -89,11 +71,11 @@ type ForceOptions struct {
 type Options struct {
 	Write WriteOptions
 	// Prune, when set, deletes what the files no longer declare.
-	Prune *PruneOptions
+	Prune *prune.Options
 	// Force, when set, replaces objects that cannot be patched
 	// (kubectl apply --force).
 	Force  *ForceOptions
-	DryRun DryRun
+	DryRun cluster.DryRun
 	// Timeout bounds the wait for CRDs of the run to become established,
 	// and Force's wait for an object to be gone.
 	Timeout time.Duration
@@ -131,7 +113,7 @@ type Options struct {
 
 // settings are what a run reads, whichever operation started it: the
 // operation's own options (Options, PlanOptions, ExecuteOptions,
-// DeleteOptions) and the Applier's (parallel). Apply's Options hold the
+// delete.Options) and the Applier's (parallel). Apply's Options hold the
 // most, so they are embedded whole, with their Write moved to the embedded
 // WriteOptions (left empty in Options) so the run reads one copy.
 type settings struct {
@@ -139,7 +121,7 @@ type settings struct {
 	Options
 	Cascade metav1.DeletionPropagation
 	// localServerSide is PlanOptions.LocalServerSide. (A run with
-	// ServerSide and ClientDryRun always computes its applies locally.)
+	// ServerSide and cluster.ClientDryRun always computes its applies locally.)
 	localServerSide bool
 	// Parallel is the Applier's (Clients.Parallel).
 	Parallel int
@@ -169,13 +151,8 @@ const (
 	LegacyFieldManager = "kapply"
 )
 
-const (
-	// DefaultParallel is how many objects a run applies at once.
-	DefaultParallel = 16
-	// DefaultChunkSize is the objects a LIST asks for per page: kubectl's
-	// --chunk-size default.
-	DefaultChunkSize = cluster.DefaultChunkSize
-)
+// DefaultParallel is how many objects a run applies at once.
+const DefaultParallel = 16
 
 // chunkSize is the page size of the run's LISTs for cluster.EachItem.
 func (o settings) chunkSize() int64 {

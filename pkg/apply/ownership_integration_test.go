@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
@@ -186,7 +187,7 @@ func TestOwnershipOperationsPlanBeforeWriting(t *testing.T) {
 	// A client dry run plans and writes nothing; a field the record lacks
 	// cannot be released.
 	objects = objects[:1]
-	dry, err := applier.Adopt(ctx, apply.Input{Objects: objects}, apply.AdoptOptions{Namespace: ns, RecordWrite: apply.RecordWrite{DryRun: apply.ClientDryRun}})
+	dry, err := applier.Adopt(ctx, apply.Input{Objects: objects}, apply.AdoptOptions{Namespace: ns, RecordWrite: apply.RecordWrite{DryRun: kcluster.ClientDryRun}})
 	if err != nil || dry[0].Err != nil {
 		t.Fatalf("dry run: %v %+v", err, dry)
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 )
 
 // phantomObjects each make a non-empty plan on every re-apply — the file
@@ -159,7 +160,7 @@ func TestServerSideDryRunOfAChangeIsConfigured(t *testing.T) {
 	w := newWorld(t, kapplyTool, nil)
 	serverSideRun(t, w, writeManifest(t, w, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: \"1\"}\n"))
 	path := writeManifest(t, w, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: \"2\"}\n")
-	opts := fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns, ServerSide: true}, DryRun: apply.ServerDryRun}}
+	opts := fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns, ServerSide: true}, DryRun: kcluster.ServerDryRun}}
 	events := kapplyRunOpts(t, w, opts)
 	if ev := events[0]; ev.Outcome != apply.Configured {
 		t.Errorf("server-side dry run of a change: %s %v, want configured", ev.Outcome, ev.Err)
@@ -169,7 +170,7 @@ func TestServerSideDryRunOfAChangeIsConfigured(t *testing.T) {
 
 func serverDryRun(t *testing.T, w *world, path string) []apply.Event {
 	t.Helper()
-	events := kapplyRunOpts(t, w, fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, DryRun: apply.ServerDryRun}})
+	events := kapplyRunOpts(t, w, fileRun{path, apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, DryRun: kcluster.ServerDryRun}})
 	failOnFailures(t, events)
 	return events
 }

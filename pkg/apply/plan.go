@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapply/kapply/pkg/apply/prune"
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -31,7 +33,7 @@ type PlanOptions struct {
 	LocalServerSide bool
 	// Prune, when set, adds a Prune item per object Apply with the same
 	// Options.Prune would delete.
-	Prune *PruneOptions
+	Prune *prune.Options
 	// NoManagedFields and ChunkSize are Options' fields of the same names.
 	NoManagedFields bool
 	ChunkSize       int64
@@ -42,14 +44,19 @@ type PlanOptions struct {
 	OnItem func(index int, it plan.Item, live *unstructured.Unstructured)
 	// StreamOnly keeps no item in the returned Plan: OnItem had them all.
 	StreamOnly bool
+	// FileFromLive is Options.FileFromLive: kapply plan with ignore rules
+	// plans each existing object from the file apply --respect-ignore
+	// would write.
+	FileFromLive func(file, live *unstructured.Unstructured) (*unstructured.Unstructured, error)
 }
 
 // settings are the run's: a client dry run, so that whatever step of the
 // run would write (a prune, an ApplySet parent) sends nothing; the server
 // dry runs of the writes are planOne's, sent explicitly.
 func (o PlanOptions) settings() settings {
-	return settings{WriteOptions: o.Write, Options: Options{DryRun: ClientDryRun, Prune: o.Prune,
-		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize}, localServerSide: o.LocalServerSide}
+	return settings{WriteOptions: o.Write, Options: Options{DryRun: cluster.ClientDryRun, Prune: o.Prune,
+		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize, FileFromLive: o.FileFromLive},
+		localServerSide: o.LocalServerSide}
 }
 
 // PlanError lists the objects (and files) that could not be planned; the
@@ -87,19 +94,12 @@ func (e *PlanError) Unwrap() []error { return e.Errs }
 // could not be loaded, are in the *PlanError returned with the plan (and
 // stop pruning, as in Apply); any other error stops the run.
 func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.Plan, error) {
-	objects, err := in.objects()
-	if err != nil {
-		return nil, err
-	}
-	r, err := a.runner(ctx, opts.settings())
-	if err != nil {
-		return nil, err
-	}
 	if len(in.Objects) == 0 && len(in.Errors) == 0 {
 		return nil, ErrNoObjects
 	}
-	if err := r.reachServer(ctx); err != nil {
-		return nil, afterLoadErrors(in.Errors, err)
+	objects, r, err := a.start(ctx, in, opts.settings())
+	if err != nil {
+		return nil, err
 	}
 	p := &plan.Plan{Cluster: r.cluster(ctx)}
 	set, err := r.startApplySet(ctx, objects)

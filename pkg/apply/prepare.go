@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/kapply/kapply/pkg/cluster"
 )
 
 var (
@@ -54,7 +56,7 @@ func (r *runner) mapObject(ctx context.Context, o *object) (*meta.RESTMapping, e
 	if !meta.IsNoMatchError(err) {
 		return mapping, err
 	}
-	if fromRun, ok := r.crds.mapping(gvk); ok && r.opts.DryRun != NoDryRun {
+	if fromRun, ok := r.crds.mapping(gvk); ok && r.opts.DryRun != cluster.NoDryRun {
 		return fromRun, nil
 	}
 	poll := func(context.Context) (bool, error) {

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kapply/kapply/pkg/apply"
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/load"
 )
@@ -187,7 +188,7 @@ metadata: {name: escaping, namespace: ".."}
 	path := writeManifest(t, w, manifest("one"))
 	// A new object's redacted record has a random salt: plain records
 	// make the two creates' bodies comparable.
-	dryRun := apply.Options{Write: apply.WriteOptions{Namespace: w.ns, FieldValidation: "Warn", SecretRecord: lastapplied.PlainSecrets}, DryRun: apply.ServerDryRun}
+	dryRun := apply.Options{Write: apply.WriteOptions{Namespace: w.ns, FieldValidation: "Warn", SecretRecord: lastapplied.PlainSecrets}, DryRun: kcluster.ServerDryRun}
 	compare := func(step string) {
 		t.Helper()
 		rawEvents, rawWrites := runWrites(t, w, path, dryRun, false)

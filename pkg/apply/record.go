@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -42,8 +43,8 @@ type RecordResult struct {
 
 // RecordWrite is how the record-only operations write.
 type RecordWrite struct {
-	// DryRun: ClientDryRun sends nothing, ServerDryRun sends dryRun=All.
-	DryRun DryRun
+	// DryRun: cluster.ClientDryRun sends nothing, cluster.ServerDryRun sends dryRun=All.
+	DryRun cluster.DryRun
 	// FieldManager is recorded in managedFields for the writes; empty means
 	// ClientSideFieldManager, as kubectl edit-last-applied.
 	FieldManager string
@@ -56,7 +57,7 @@ func (r *runner) sendRecord(ctx context.Context, o *object, res *RecordResult) {
 		res.Unchanged = true
 		return
 	}
-	if r.opts.DryRun == ClientDryRun {
+	if r.opts.DryRun == cluster.ClientDryRun {
 		return
 	}
 	opts := metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: r.serverDryRun()}

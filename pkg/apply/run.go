@@ -64,19 +64,12 @@ type Input struct {
 // run (an unreachable server, a malformed ApplySet); per-object failures
 // are events.
 func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, error) {
-	objects, err := in.objects()
-	if err != nil {
-		return nil, err
-	}
-	r, err := a.runner(ctx, opts.settings())
-	if err != nil {
-		return nil, err
-	}
 	if len(in.Objects) == 0 && len(in.Errors) == 0 && (opts.Prune == nil || !opts.Prune.AllowEmpty) {
 		return nil, ErrNoObjects
 	}
-	if err := r.reachServer(ctx); err != nil {
-		return nil, afterLoadErrors(in.Errors, err)
+	objects, r, err := a.start(ctx, in, opts.settings())
+	if err != nil {
+		return nil, err
 	}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
@@ -141,6 +134,24 @@ func (r *runner) prune(ctx context.Context, set *prune.Set, objects []*object, a
 	return r.pruneBySelector(ctx, objects, keep)
 }
 
+// start begins an operation on in: its objects, and a runner with the
+// operation's settings once the server answers. The error of an
+// unreachable server comes after in's load errors.
+func (a *Applier) start(ctx context.Context, in Input, opts settings) ([]*object, *runner, error) {
+	objects, err := in.objects()
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := a.runner(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.reachServer(ctx); err != nil {
+		return nil, nil, afterLoadErrors(in.Errors, err)
+	}
+	return objects, r, nil
+}
+
 // runner starts a run with the operation's settings, the Applier's
 // parallelism and answers of its own (see runAnswers).
 func (a *Applier) runner(ctx context.Context, opts settings) (*runner, error) {
@@ -170,7 +181,7 @@ func (r *runner) applyAll(ctx context.Context, objects []*object, afterNamespace
 	early := r.startEarly(ctx, objects, all)
 	for n, phase := range all {
 		// A CRD's event is final once it is established.
-		awaits := phase.crds && r.opts.DryRun == NoDryRun
+		awaits := phase.crds && r.opts.DryRun == cluster.NoDryRun
 		report := r.report
 		if awaits {
 			report = nil
@@ -317,33 +328,6 @@ func (r *runner) kept(ev Event) Event {
 		return ev.Lean()
 	}
 	return ev
-}
-
-// each sends the indexes in turn on a closed channel, for forEachLimit.
-func each(indexes []int) <-chan int {
-	out := make(chan int, len(indexes))
-	for _, i := range indexes {
-		out <- i
-	}
-	close(out)
-	return out
-}
-
-// forEachLimit calls fn for every index, at most limit at a time: limit
-// workers take the indexes in turn. Not a goroutine per index: each new
-// goroutine grows its stack again through the JSON encoding and the merge
-// of its object, and copying growing stacks was a tenth of the CPU of a
-// no-op apply of 1000 objects.
-func forEachLimit(indexes <-chan int, limit int, fn func(int)) {
-	var wg sync.WaitGroup
-	for range max(limit, 1) {
-		wg.Go(func() {
-			for i := range indexes {
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 func (r *runner) progress(total int) {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/util/csaupgrade"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/kapply/kapply/pkg/delete"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -107,14 +108,10 @@ func (r *runner) sendRemoval(ctx context.Context, client dynamic.ResourceInterfa
 	}
 	// As Apply's removal events: the object is the live one deleted.
 	o.Obj = live
-	uid := types.UID(it.UID)
-	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}}
-	if r.opts.Cascade != "" {
-		opts.PropagationPolicy = &r.opts.Cascade
-	}
+	opts := delete.Request{Cascade: r.opts.Cascade, UID: types.UID(it.UID), ResourceVersion: rv, DryRun: r.opts.DryRun}.Options()
 	err := r.retryTransient(ctx, func() error { return client.Delete(ctx, it.ID.Name, opts) })
-	if apierrors.IsNotFound(err) && (answerWasLost(err) || outcome == Pruned) {
-		err = nil // gone already: what the item wants
+	if delete.GoneAlready(err, answerWasLost(err), outcome == Pruned) {
+		err = nil // what the item wants
 	}
 	if err != nil {
 		return o.event(Event{Outcome: Failed, Err: r.refusal(ctx, client, o, it, err), Live: live})

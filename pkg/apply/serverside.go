@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/csaupgrade"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/ownership"
@@ -61,7 +62,7 @@ func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInt
 	if err != nil {
 		return o.event(Event{Outcome: Failed, Err: explainConflicts(o, live, err), Warnings: warnings})
 	}
-	return o.event(Event{Outcome: writeOutcome(live, applied, r.opts.DryRun == ServerDryRun, false), Result: applied, Live: live, Warnings: warnings})
+	return o.event(Event{Outcome: writeOutcome(live, applied, r.opts.DryRun == cluster.ServerDryRun, false), Result: applied, Live: live, Warnings: warnings})
 }
 
 // sendApply sends body as an apply patch of manager, in the run's dry-run
@@ -145,7 +146,7 @@ func (r *runner) upgradeClientSideOwnership(ctx context.Context, client dynamic.
 		if err != nil || patch == nil {
 			return live, err
 		}
-		if r.opts.DryRun == ServerDryRun {
+		if r.opts.DryRun == cluster.ServerDryRun {
 			return live, nil
 		}
 		upgraded, err := client.Patch(ctx, live.GetName(), types.JSONPatchType, patch, metav1.PatchOptions{})

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/csaupgrade"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/secretmask"
 )
@@ -41,7 +42,7 @@ func (r *runner) recordAsKubectl(body *unstructured.Unstructured) bool {
 // run sends the patch alone, as kubectl diff --server-side does: the record
 // requests would not build on it.
 func (r *runner) applyAsKubectl(ctx context.Context, client dynamic.ResourceInterface, live, body *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if r.opts.DryRun != NoDryRun {
+	if r.opts.DryRun != cluster.NoDryRun {
 		return r.sendApply(ctx, client, withoutRecord(body), ServerSideFieldManager)
 	}
 	if live != nil && len(recordApplyOwners(live)) == 0 {

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kapply/kapply/pkg/cluster"
 )
 
 // applySubresource sends the file as an apply patch to one subresource of
@@ -30,5 +32,5 @@ func (r *runner) applySubresource(ctx context.Context, client dynamic.ResourceIn
 	if err != nil {
 		return o.event(Event{Outcome: Failed, Err: explainConflicts(o, live, err)})
 	}
-	return o.event(Event{Outcome: writeOutcome(live, applied, r.opts.DryRun == ServerDryRun, true), Result: applied, Live: live})
+	return o.event(Event{Outcome: writeOutcome(live, applied, r.opts.DryRun == cluster.ServerDryRun, true), Result: applied, Live: live})
 }

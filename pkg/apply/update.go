@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/merge"
@@ -81,7 +82,7 @@ func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o 
 		// in the next plan, which is then not empty and goes to the server.
 		ev.Outcome, ev.Result = Unchanged, live
 		return ev, nil
-	case r.opts.DryRun == ClientDryRun:
+	case r.opts.DryRun == cluster.ClientDryRun:
 		ev.Outcome, ev.Result = Configured, &unstructured.Unstructured{Object: plan.Merged}
 		return ev, nil
 	}
@@ -100,7 +101,7 @@ func (r *runner) patch(ctx context.Context, client dynamic.ResourceInterface, o 
 // writeOutcome); status counts only when the file sets it.
 func (r *runner) patchedOutcome(o *object, live, patched *unstructured.Unstructured) Outcome {
 	_, setsStatus := o.Obj.Object["status"]
-	return writeOutcome(live, patched, r.opts.DryRun == ServerDryRun, setsStatus)
+	return writeOutcome(live, patched, r.opts.DryRun == cluster.ServerDryRun, setsStatus)
 }
 
 // writeOutcome tells created, configured and unchanged apart after a write.

@@ -41,11 +41,11 @@ func WaitTargets(events []Event) (targets []wait.Target, places []int) {
 }
 
 // NewRetry is kapply's rule for requests the server answers with "try
-// again" (see DefaultRetryWindow), for wait.Options.Retry: a wait outside a
+// again" (see cluster.DefaultRetryWindow), for wait.Options.Retry: a wait outside a
 // run retries its LISTs as a run does. requestTimeout is the client's
 // (--request-timeout; zero when unset).
 func NewRetry(requestTimeout time.Duration) func(ctx context.Context, request func() error) error {
-	return cluster.NewRetries(DefaultBackoff, 0, requestTimeout).Do
+	return cluster.NewRetries(cluster.DefaultBackoff, 0, requestTimeout).Do
 }
 
 // WaitOptions configure Applier.Wait.

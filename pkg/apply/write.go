@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -48,9 +49,9 @@ func (r *runner) createOrUpdate(ctx context.Context, o *object, lives *liveIndex
 			live = nil
 		}
 		return r.applySubresource(ctx, client, o, live)
-	case r.opts.ServerSide && r.opts.DryRun == ClientDryRun && !exists:
+	case r.opts.ServerSide && r.opts.DryRun == cluster.ClientDryRun && !exists:
 		return r.localServerSideApply(o, nil)
-	case r.opts.ServerSide && r.opts.DryRun == ClientDryRun:
+	case r.opts.ServerSide && r.opts.DryRun == cluster.ClientDryRun:
 		return r.localServerSideApply(o, live)
 	case r.opts.ServerSide && !exists:
 		return r.serverSideApply(ctx, client, o, nil)
@@ -81,7 +82,7 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 	// kubectl drops nulls before creating, after recording them, so that the
 	// created object is what a patch with the same record would give.
 	pruneNulls(body.Object)
-	if r.opts.DryRun == ClientDryRun {
+	if r.opts.DryRun == cluster.ClientDryRun {
 		return o.event(Event{Outcome: Created, Result: body, Warnings: warnings})
 	}
 	created, err := r.writeItem(ctx, client, o, plan.Item{Action: plan.Create, Merged: body.Object}, "", r.serverDryRun())
@@ -101,10 +102,7 @@ func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o
 
 // serverDryRun is the dryRun request option for the run.
 func (r *runner) serverDryRun() []string {
-	if r.opts.DryRun == ServerDryRun {
-		return []string{metav1.DryRunAll}
-	}
-	return nil
+	return r.opts.DryRun.Param()
 }
 
 // withLastApplied returns the object carrying its last-applied record, and a

@@ -8,6 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kapply/kapply/pkg/cluster"
 )
 
 // TestOrderDeletesDependentsFirst: objects go before the CRDs of their
@@ -25,12 +27,13 @@ func TestOrderDeletesDependentsFirst(t *testing.T) {
 // grace period and dry run reach the DELETE's options.
 func TestRequestOptions(t *testing.T) {
 	grace := int64(5)
-	opts := Request{Cascade: metav1.DeletePropagationForeground, UID: "u1", ResourceVersion: "7", GracePeriod: &grace, DryRun: []string{metav1.DryRunAll}}.Options()
+	opts := Request{Cascade: metav1.DeletePropagationForeground, UID: "u1", ResourceVersion: "7", GracePeriod: &grace, DryRun: cluster.ServerDryRun}.Options()
 	if *opts.PropagationPolicy != metav1.DeletePropagationForeground || *opts.Preconditions.UID != "u1" ||
-		*opts.Preconditions.ResourceVersion != "7" || *opts.GracePeriodSeconds != 5 || len(opts.DryRun) != 1 {
+		*opts.Preconditions.ResourceVersion != "7" || *opts.GracePeriodSeconds != 5 || len(opts.DryRun) != 1 || opts.DryRun[0] != metav1.DryRunAll {
 		t.Errorf("options %+v", opts)
 	}
-	if opts := (Request{}).Options(); opts.PropagationPolicy != nil || opts.Preconditions != nil || opts.GracePeriodSeconds != nil {
+	if opts := (Request{DryRun: cluster.ClientDryRun}).Options(); opts.PropagationPolicy != nil || opts.Preconditions != nil ||
+		opts.GracePeriodSeconds != nil || opts.DryRun != nil {
 		t.Errorf("empty request: %+v", opts)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/wait"
 )
 
@@ -20,13 +21,14 @@ type Request struct {
 	ResourceVersion string
 	// GracePeriod, when set, is the grace period in seconds.
 	GracePeriod *int64
-	// DryRun is the request's dryRun ([metav1.DryRunAll] or none).
-	DryRun []string
+	// DryRun, when cluster.ServerDryRun, sends the request with
+	// dryRun=All (a client dry run sends no request).
+	DryRun cluster.DryRun
 }
 
 // Options are the DELETE's metav1.DeleteOptions.
 func (r Request) Options() metav1.DeleteOptions {
-	opts := metav1.DeleteOptions{DryRun: r.DryRun, GracePeriodSeconds: r.GracePeriod}
+	opts := metav1.DeleteOptions{DryRun: r.DryRun.Param(), GracePeriodSeconds: r.GracePeriod}
 	if r.Cascade != "" {
 		cascade := r.Cascade
 		opts.PropagationPolicy = &cascade

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -69,12 +71,18 @@ type Sides struct {
 	// Appliers are the managers the request writes as (its field
 	// manager, and kubectl's apply managers that share it).
 	Appliers []string
+	// File is the object in the file, for a server-side apply (Merged
+	// nil: the server merges, there is no local merge to compare with).
+	File map[string]any
 }
 
 // Classify classes every changed field: first the local merge's changes,
 // by their reason or the other manager that owns them live; then what the
 // server's result adds to the merge, by who owns it after the dry run.
 func Classify(s Sides) []Field {
+	if s.Merged == nil && s.File != nil && s.Live != nil {
+		return s.classifyApply()
+	}
 	var out []Field
 	seen := map[string]bool{}
 	for _, c := range s.Changes {
@@ -148,4 +156,55 @@ func (s Sides) others(owners plan.Owners, p fieldpath.Path) []string {
 func (s Sides) isApplier(owner string) bool {
 	name, _, _ := strings.Cut(owner, " (")
 	return slices.Contains(s.Appliers, name)
+}
+
+// classifyApply classes a server-side apply's changes, live to the
+// server's result, where no local merge says what the file causes: a
+// field the file sets to the value the result has is the file's (another
+// writer's when another manager owns it live: --force-conflicts takes
+// it); one the file sets to another value was changed by mutating
+// admission (defaulting never replaces a value given); one the result
+// lacks was removed from the file when the request's managers owned it
+// live. Any other is the server's: an apply's managedFields own only what
+// its body sets, so a default and an injection alike are owned by no
+// manager, and cannot be told apart.
+func (s Sides) classifyApply() []Field {
+	var out []Field
+	for _, p := range changedLeaves(s.Live, s.Result) {
+		if fromStringData(s.File, p) {
+			continue
+		}
+		f := Field{Path: p, Class: Server}
+		fileValue, inFile := p.Lookup(s.File)
+		resultValue, inResult := p.Lookup(s.Result)
+		switch {
+		case inFile == nil && inResult == nil && sameValue(fileValue, resultValue):
+			f.Class = ByFile
+			if other := s.others(s.LiveOwners, p); len(other) > 0 {
+				f.Class, f.Manager = OtherWriter, other[0]
+			}
+		case inFile == nil && inResult == nil:
+			f.Class = Admission
+		case inResult != nil && s.LiveOwners != nil && slices.ContainsFunc(s.LiveOwners.Of(p), s.isApplier):
+			f.Class = RemovedFromFile
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// sameValue compares a file's value with the server's, quantities by
+// amount: the server stores "1000m" as "1".
+func sameValue(file, result any) bool {
+	if fieldpath.Equal(file, result) {
+		return true
+	}
+	fs, ok1 := file.(string)
+	rs, ok2 := result.(string)
+	if !ok1 || !ok2 {
+		return false
+	}
+	fq, err1 := resource.ParseQuantity(fs)
+	rq, err2 := resource.ParseQuantity(rs)
+	return err1 == nil && err2 == nil && fq.Cmp(rq) == 0
 }

@@ -110,9 +110,30 @@ func decodeRule(name string, n *yaml.Node) (*Rule, error) {
 	}
 	r.Origin = fmt.Sprintf("%s:%d", name, n.Line)
 	if err := r.compile(); err != nil {
-		return nil, &LineError{File: name, Line: n.Line, Err: err}
+		line := n.Line
+		if bad, ok := errors.AsType[*valueError](err); ok {
+			line = lineOf(n, bad.value, line)
+		}
+		return nil, &LineError{File: name, Line: line, Err: err}
 	}
 	return r, nil
+}
+
+// lineOf is the line of the first scalar under n whose value is value;
+// otherwise line.
+func lineOf(n *yaml.Node, value string, line int) int {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind == yaml.ScalarNode && n.Value == value {
+		return n.Line
+	}
+	for _, c := range n.Content {
+		if l := lineOf(c, value, -1); l >= 0 {
+			return l
+		}
+	}
+	return line
 }
 
 // checkRuleKeys checks that n is a mapping of rule keys; an alias is its

@@ -171,7 +171,8 @@ func TestIgnoreMalformedNamesLine(t *testing.T) {
 		line int
 	}{
 		"unknown key":    {header + "- kind: Deployment\n  jsonPointer: [/spec/replicas]\n", 5},
-		"bad jq":         {header + "- kind: Deployment\n  jsonPointers: [/a]\n- kind: Service\n  jqPathExpressions: ['.spec[']\n", 6},
+		"bad jq":         {header + "- kind: Deployment\n  jsonPointers: [/a]\n- kind: Service\n  jqPathExpressions: ['.spec[']\n", 7},
+		"pointer line":   {header + "- kind: Deployment\n  jsonPointers:\n  - /ok\n  - spec/replicas\n", 7},
 		"bad pointer":    {header + "- jsonPointers: [spec/replicas]\n", 4},
 		"ignores none":   {header + "- kind: Deployment\n", 4},
 		"wrong kind":     {"apiVersion: kapply.dev/v1alpha1\nkind: Rules\nrules: []\n", 2},
@@ -330,5 +331,20 @@ func TestIgnoreFilterItem(t *testing.T) {
 	it.Changes = append(it.Changes, plan.Change{Path: fieldpath.Fields("metadata", "labels", "app"), New: "web"})
 	if got := rs.FilterItem(it, live, nil); got.Action != plan.Update || len(got.Changes) != 1 {
 		t.Errorf("item with a real change too: %s, %v; want patch with that change", got.Action, got.Changes)
+	}
+}
+
+// TestPointerEscapes: ~1 stands for "/" and ~0 for "~" in a pointer's
+// tokens (RFC 6901), decoded in that order: "~01" is the key "~1".
+func TestPointerEscapes(t *testing.T) {
+	var rs Rules
+	if err := rs.Add(&Rule{Origin: "t", JSONPointers: []string{"/data/a~0b~1c", "/data/~01"}}); err != nil {
+		t.Fatal(err)
+	}
+	obj := map[string]any{"data": map[string]any{"a~b/c": "x", "~1": "y", "a~b~1c": "kept", "/": "kept too"}}
+	got := rs.Strip(plan.ID{Version: "v1", Kind: "ConfigMap", Name: "c"}, nil, obj)[0]
+	want := map[string]any{"data": map[string]any{"a~b~1c": "kept", "/": "kept too"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("stripped %v, want %v", got, want)
 	}
 }

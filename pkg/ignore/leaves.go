@@ -49,7 +49,9 @@ func walk(p fieldpath.Path, a, b any, out *[]fieldpath.Path) {
 	}
 	al, aok := a.([]any)
 	bl, bok := b.([]any)
-	if key := listKey(al, bl); aok && bok && key != "" {
+	// A keyed list one side lacks is walked too: a new ports list holds
+	// the file's containerPort and the server's default protocol.
+	if key := listKey(al, bl); (aok || a == nil) && (bok || b == nil) && key != "" {
 		walkKeyed(p, key, al, bl, out)
 		return
 	}

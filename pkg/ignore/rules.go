@@ -44,12 +44,12 @@ func (r *Rule) compile() error {
 	}
 	for _, glob := range []string{r.Namespace, r.Name} {
 		if _, err := path.Match(glob, ""); err != nil {
-			return fmt.Errorf("bad glob %q: %w", glob, err)
+			return &valueError{glob, fmt.Errorf("bad glob %q: %w", glob, err)}
 		}
 	}
 	for _, p := range r.JSONPointers {
 		if _, err := parsePointer(p); err != nil {
-			return err
+			return &valueError{p, err}
 		}
 	}
 	r.jq = r.jq[:0]
@@ -60,11 +60,11 @@ func (r *Rule) compile() error {
 		// --respect-ignore copy the live values there).
 		q, err := gojq.Parse("[path(" + expr + ")]")
 		if err != nil {
-			return fmt.Errorf("jq expression %q: %w", expr, err)
+			return &valueError{expr, fmt.Errorf("jq expression %q: %w", expr, err)}
 		}
 		code, err := gojq.Compile(q)
 		if err != nil {
-			return fmt.Errorf("jq expression %q: %w", expr, err)
+			return &valueError{expr, fmt.Errorf("jq expression %q: %w", expr, err)}
 		}
 		r.jq = append(r.jq, code)
 	}
@@ -75,6 +75,16 @@ func (r *Rule) compile() error {
 	}
 	return nil
 }
+
+// valueError is a rule's value that is wrong, so that a rules file's
+// error names the value's own line.
+type valueError struct {
+	value string
+	err   error
+}
+
+func (e *valueError) Error() string { return e.err.Error() }
+func (e *valueError) Unwrap() error { return e.err }
 
 // Applies reports whether the rule's scope holds the object id.
 func (r *Rule) Applies(id plan.ID) bool {

@@ -75,6 +75,12 @@ type Item struct {
 	// DryRunResult is the server's answer to a dry run of the write, when
 	// one was asked for.
 	DryRunResult map[string]any
+	// KeptLive are the fields a server-side apply body carries at their
+	// live values because ignore rules keep them as they are live (kapply
+	// plan with rules): Verify refuses the item when one of them moved
+	// live since, rather than write the old value back. A patch item has
+	// none: its patch does not write those fields.
+	KeptLive []fieldpath.Path
 }
 
 // Action is what an item does to its object.

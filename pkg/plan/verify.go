@@ -106,7 +106,29 @@ func (it Item) changedFields(live *unstructured.Unstructured) []fieldpath.Path {
 			out = append(out, c.Path)
 		}
 	}
+	out = append(out, it.movedKeptFields(live)...)
 	return append(out, it.changedStringDataTargets(live)...)
+}
+
+// movedKeptFields are the fields an apply body keeps at their live values
+// (KeptLive) that live no longer holds: the body would write the old
+// value back over the writer the rules leave them to.
+func (it Item) movedKeptFields(live *unstructured.Unstructured) []fieldpath.Path {
+	if len(it.KeptLive) == 0 {
+		return nil
+	}
+	body := patchObject(it.Patch)
+	var out []fieldpath.Path
+	for _, p := range it.KeptLive {
+		planned, err := p.Lookup(body)
+		if err != nil {
+			planned = nil // the body leaves it out: live had none
+		}
+		if !stillAsPlanned(Change{Path: p, Old: planned}, live.Object) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // stillAsPlanned reports whether live holds the change's Old value at its

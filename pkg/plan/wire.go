@@ -30,17 +30,18 @@ type clusterJSON struct {
 }
 
 type itemJSON struct {
-	Action          Action         `json:"action"`
-	ID              ID             `json:"id"`
-	Source          Source         `json:"source,omitzero"`
-	UID             string         `json:"uid,omitempty"`
-	ResourceVersion string         `json:"resourceVersion,omitempty"`
-	LastApplied     string         `json:"lastApplied,omitempty"`
-	Patch           *patchJSON     `json:"patch,omitempty"`
-	Merged          map[string]any `json:"merged,omitempty"`
-	Changes         []changeJSON   `json:"changes,omitempty"`
-	Warnings        []string       `json:"warnings,omitempty"`
-	DryRunResult    map[string]any `json:"dryRunResult,omitempty"`
+	Action          Action          `json:"action"`
+	ID              ID              `json:"id"`
+	Source          Source          `json:"source,omitzero"`
+	UID             string          `json:"uid,omitempty"`
+	ResourceVersion string          `json:"resourceVersion,omitempty"`
+	LastApplied     string          `json:"lastApplied,omitempty"`
+	Patch           *patchJSON      `json:"patch,omitempty"`
+	Merged          map[string]any  `json:"merged,omitempty"`
+	Changes         []changeJSON    `json:"changes,omitempty"`
+	Warnings        []string        `json:"warnings,omitempty"`
+	DryRunResult    map[string]any  `json:"dryRunResult,omitempty"`
+	KeptLive        [][]elementJSON `json:"keptLive,omitempty"`
 }
 
 // patchJSON holds the body as JSON, not base64: a reviewer reads it.
@@ -100,6 +101,13 @@ func itemToWire(it Item) (itemJSON, error) {
 		}
 		out.Changes = append(out.Changes, changeJSON{Path: path, Old: c.Old, New: c.New, Reason: c.Reason, Owners: c.Owners})
 	}
+	for _, p := range it.KeptLive {
+		path, err := pathToWire(p)
+		if err != nil {
+			return itemJSON{}, fmt.Errorf("the kept field %s: %w", p, err)
+		}
+		out.KeptLive = append(out.KeptLive, path)
+	}
 	return out, nil
 }
 
@@ -154,6 +162,13 @@ func itemFromWire(in itemJSON) (Item, error) {
 			return Item{}, fmt.Errorf("change %d: %w", j+1, err)
 		}
 		it.Changes = append(it.Changes, Change{Path: path, Old: c.Old, New: c.New, Reason: c.Reason, Owners: c.Owners})
+	}
+	for j, p := range in.KeptLive {
+		path, err := pathFromWire(p)
+		if err != nil {
+			return Item{}, fmt.Errorf("kept field %d: %w", j+1, err)
+		}
+		it.KeptLive = append(it.KeptLive, path)
 	}
 	return it, nil
 }

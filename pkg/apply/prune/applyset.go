@@ -62,15 +62,15 @@ func ParseSet(ref, namespace string, mapper meta.RESTMapper) (*Set, error) {
 		gvr, name = schema.ParseGroupResource(resource).WithVersion(""), rest
 	}
 	if name == "" {
-		return nil, fmt.Errorf("PruneOptions.ApplySet %q: the parent's name is empty", ref)
+		return nil, fmt.Errorf("prune.Options.ApplySet %q: the parent's name is empty", ref)
 	}
 	gvk, err := mapper.KindFor(gvr)
 	if err != nil {
-		return nil, fmt.Errorf("PruneOptions.ApplySet %q: %w", ref, err)
+		return nil, fmt.Errorf("prune.Options.ApplySet %q: %w", ref, err)
 	}
 	mapping, err := mapper.RESTMapping(gvk.GroupKind())
 	if err != nil {
-		return nil, fmt.Errorf("PruneOptions.ApplySet %q: %w", ref, err)
+		return nil, fmt.Errorf("prune.Options.ApplySet %q: %w", ref, err)
 	}
 	set := &Set{Mapping: mapping, Name: name, tooling: applySetTooling,
 		currentKinds: sets.New[schema.GroupKind](), updatedKinds: sets.New[schema.GroupKind](),
@@ -81,10 +81,17 @@ func ParseSet(ref, namespace string, mapper meta.RESTMapper) (*Set, error) {
 	return set, nil
 }
 
-// ID is the set's identity: base64url(sha256(name.namespace.kind.group)).
+// ID is the set's identity (see SetID).
 func (s *Set) ID() string {
-	gvk := s.Mapping.GroupVersionKind
-	sum := sha256.Sum256([]byte(strings.Join([]string{s.Name, s.Namespace, gvk.Kind, gvk.Group}, ".")))
+	return SetID(s.Mapping.GroupVersionKind.GroupKind(), s.Name, s.Namespace)
+}
+
+// SetID is the identity of the ApplySet whose parent is the object of kind
+// parent named name in namespace (empty for a cluster-scoped parent), as
+// KEP-3659 defines it: base64url(sha256(name.namespace.kind.group)). A
+// program that writes the members itself labels them PartOfLabel: SetID.
+func SetID(parent schema.GroupKind, name, namespace string) string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{name, namespace, parent.Kind, parent.Group}, ".")))
 	return fmt.Sprintf("applyset-%s-v1", base64.RawURLEncoding.EncodeToString(sum[:]))
 }
 

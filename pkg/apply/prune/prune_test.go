@@ -105,7 +105,7 @@ func TestRefusal(t *testing.T) {
 		{LoadErrors: 1, Objects: 3}: "could not be loaded",
 		{Unmapped: 2, Objects: 3}:   "could not be mapped",
 		{Failed: 1, Objects: 3}:     "failed to apply",
-		{}:                          "PruneOptions.AllowEmpty",
+		{}:                          "prune.Options.AllowEmpty",
 		{Objects: 3}:                "",
 	} {
 		err := Options{}.Refusal(run)

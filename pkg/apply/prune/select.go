@@ -65,7 +65,7 @@ func (o Options) Refusal(run Run) error {
 		// parent keeps the superset written before applying.
 		return fmt.Errorf("not pruning: %d object(s) failed to apply; nothing is deleted until a run applies every object", run.Failed)
 	case run.Objects == 0 && !o.AllowEmpty:
-		return fmt.Errorf("not pruning: no objects were loaded, which would delete every member; set PruneOptions.AllowEmpty to mean it")
+		return fmt.Errorf("not pruning: no objects were loaded, which would delete every member; set prune.Options.AllowEmpty to mean it")
 	}
 	return nil
 }
@@ -93,7 +93,7 @@ func (o Options) AllowedKinds(mapper meta.RESTMapper) (mappings []*meta.RESTMapp
 		for _, entry := range o.Allowlist {
 			parts := splitGVK(entry)
 			if parts == nil {
-				return nil, false, fmt.Errorf("PruneOptions.Allowlist %q: want group/version/kind, e.g. core/v1/ConfigMap or apps/v1/Deployment", entry)
+				return nil, false, fmt.Errorf("prune.Options.Allowlist %q: want group/version/kind, e.g. core/v1/ConfigMap or apps/v1/Deployment", entry)
 			}
 			gvks = append(gvks, *parts)
 		}
