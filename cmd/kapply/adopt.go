@@ -65,7 +65,7 @@ func runAdopt(ctx context.Context, getter *genericclioptions.ConfigFlags, stream
 		knowObjects(a.Live)
 		warnings.print(a.Warnings)
 		if a.Err != nil {
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(a.Err, secretsOf(a.Object, a.Live)...))
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", a.Err)
 			failed++
 			continue
 		}

@@ -125,7 +125,7 @@ func failuresOf(events []apply.Event) []diff.Failure {
 		if ev.Outcome != apply.Failed {
 			continue
 		}
-		ev = maskEventSecrets([]apply.Event{ev})[0]
+		ev = eventsWithFlagNames([]apply.Event{ev})[0]
 		f := diff.Failure{File: ev.Source.File, Line: ev.Source.Line, Message: fmt.Sprint(ev.Err)}
 		if ev.Object != nil {
 			f.Identity = diff.Identity{Kind: ev.Object.GetKind(), Namespace: ev.Object.GetNamespace(), Name: ev.Object.GetName()}

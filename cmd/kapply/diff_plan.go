@@ -55,7 +55,7 @@ func (v *planView) add(i int, it plan.Item, live *unstructured.Unstructured) {
 func (v *planView) compare(i int, it plan.Item, live *unstructured.Unstructured) comparedEvent {
 	obj, err := diff.FromItem(it, content(live))
 	ev := v.eventOf(i, it, live, obj)
-	masked := maskEventSecrets([]apply.Event{ev})[0]
+	masked := eventsWithFlagNames([]apply.Event{ev})[0]
 	var stderr strings.Builder
 	printWarnings(&stderr, masked)
 	if err == nil {
@@ -73,8 +73,10 @@ func (v *planView) compare(i int, it plan.Item, live *unstructured.Unstructured)
 			return comparedEvent{stderr: stderr.String(), comparison: &c}
 		}
 	}
-	ev.Outcome, ev.Err = apply.Failed, err
-	masked = maskEventSecrets([]apply.Event{ev})[0]
+	// The comparison's failure is the command's own text, not the
+	// library's: masked here, with the library's Secrets.
+	ev.Outcome, ev.Err = apply.Failed, kcluster.MaskError(err, ev.Object, ev.Live, ev.Result)
+	masked = eventsWithFlagNames([]apply.Event{ev})[0]
 	return comparedEvent{stderr: stderr.String() + fmt.Sprintf("error: %v\n", masked.Err), failure: &ev}
 }
 
@@ -118,17 +120,17 @@ func (v *planView) collect(w io.Writer, p *plan.Plan, planErr *apply.PlanError) 
 	for i := range v.objects {
 		c, planned := v.byPlace[i]
 		if ev, ok := failures[i]; ok && !planned {
-			c = compareEvent(maskEventSecrets([]apply.Event{ev})[0])
+			c = compareEvent(eventsWithFlagNames([]apply.Event{ev})[0])
 		}
 		all = append(all, c)
 	}
 	for _, ev := range others {
-		all = append(all, compareEvent(maskEventSecrets([]apply.Event{ev})[0]))
+		all = append(all, compareEvent(eventsWithFlagNames([]apply.Event{ev})[0]))
 	}
 	all = append(all, v.pruned...)
 	if p != nil && len(p.Warnings) > 0 {
 		skipped := apply.Event{Outcome: apply.Skipped, Warnings: p.Warnings}
-		all = append(all, compareEvent(maskEventSecrets([]apply.Event{skipped})[0]))
+		all = append(all, compareEvent(eventsWithFlagNames([]apply.Event{skipped})[0]))
 	}
 	for _, c := range all {
 		io.WriteString(w, c.stderr)

@@ -31,7 +31,7 @@ func withFlagNames(err error) error {
 	}
 	text := err.Error()
 	if named := flagWords.Replace(text); named != text {
-		return &secretMaskedError{text: named, err: err}
+		return &shownError{text: named, err: err}
 	}
 	return err
 }

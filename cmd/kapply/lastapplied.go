@@ -227,7 +227,7 @@ func printEach(streams genericiooptions.IOStreams, results []apply.RecordResult,
 		warnings.print(res.Warnings)
 		switch {
 		case res.Err != nil:
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", maskedError(res.Err, secretsOf(res.Object, res.Live)...))
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", res.Err)
 			failed++
 		case res.Unchanged:
 			fmt.Fprintf(streams.Out, "%s unchanged%s\n", apply.ObjectName(res.Object), suffix)

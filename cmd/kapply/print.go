@@ -68,7 +68,7 @@ func (p *eventPrinter) print(streams genericiooptions.IOStreams, events []apply.
 // printed holds, per place in events, how many of its warnings were printed;
 // only warnings added since are printed for those.
 func (p *eventPrinter) printRest(streams genericiooptions.IOStreams, events []apply.Event, printed map[int]int) int {
-	events = maskEventSecrets(events)
+	events = eventsWithFlagNames(events)
 	var results []apply.Event
 	for i, ev := range events {
 		if n, done := printed[i]; done {

@@ -119,7 +119,7 @@ func (s *lineStream) emit(i int, ev apply.Event) {
 	if s.before != nil {
 		s.before()
 	}
-	ev = maskEventSecrets([]apply.Event{ev})[0]
+	ev = eventsWithFlagNames([]apply.Event{ev})[0]
 	s.printer.printEvent(s.streams, ev)
 	s.printed[i] = len(ev.Warnings)
 }

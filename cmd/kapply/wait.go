@@ -8,9 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/dynamic"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kapply/kapply/pkg/apply"
@@ -23,20 +21,14 @@ import (
 // line per object as it gets there, and the rest at the timeout, then a
 // summary on stderr. Ready lines go to stdout with the default output,
 // else to stderr, so -o name|yaml|json|events stay parseable. Any object failed
-// or not ready makes the error, which names them with their reasons.
-func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams,
+// or not ready makes the error, which names them with their reasons. The
+// wait is the applier's (Applier.Wait): the run's clients, rate limiter
+// and retry rule.
+func waitReady(ctx context.Context, applier *apply.Applier, streams genericiooptions.IOStreams,
 	events []apply.Event, timeout time.Duration, printer *eventPrinter) error {
 	targets, _ := apply.WaitTargets(events)
 	if len(targets) == 0 {
 		return nil
-	}
-	cfg, err := getter.ToRESTConfig()
-	if err != nil {
-		return runFailed(fmt.Errorf("waiting for readiness: %w", err))
-	}
-	client, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return runFailed(fmt.Errorf("waiting for readiness: %w", err))
 	}
 	readyOut := streams.Out
 	if printer.output != "" {
@@ -49,7 +41,12 @@ func waitReady(ctx context.Context, getter genericclioptions.RESTClientGetter, s
 	// run, as apply's own lines do. OnResult is never called concurrently.
 	unprinted := 0
 	stop := bar.tick(func() (int, int) { return int(done.Load()), len(targets) })
-	results, err := wait.Ready(ctx, client, targets, wait.Options{Timeout: timeout, Retry: apply.NewRetry(cfg.Timeout),
+	warnings := newCommandWarnings(streams.ErrOut)
+	results, err := applier.Wait(ctx, events, apply.WaitOptions{Timeout: timeout,
+		OnWarning: func(text string) {
+			bar.clear()
+			warnings.printOne(text)
+		},
 		OnResult: func(_ int, r wait.Result) {
 			bar.clear()
 			printer.json.wait(r)

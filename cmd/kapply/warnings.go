@@ -7,8 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/load"
-	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // commandWarnings prints the API server's warnings on requests outside an
@@ -16,8 +16,7 @@ import (
 // "Warning: TEXT" on stderr, each text once — with the values of every
 // Secret the command has read masked (knowSecrets): a warning may quote an
 // object (an admission webhook's, a deprecation's). apply's runs hand their
-// warnings to each object's event instead (pkg/apply), masked by the
-// printer.
+// warnings to each object's event instead, masked by pkg/apply.
 type commandWarnings struct {
 	w io.Writer
 
@@ -28,10 +27,7 @@ type commandWarnings struct {
 // knownSecrets are the Secrets the process has read, whose values no
 // warning prints. A process runs one command; tests that run many in one
 // process only mask more.
-var knownSecrets struct {
-	mu      sync.Mutex
-	secrets []map[string]any
-}
+var knownSecrets kcluster.Secrets
 
 func newCommandWarnings(w io.Writer) *commandWarnings {
 	return &commandWarnings{w: w, seen: map[string]bool{}}
@@ -48,17 +44,18 @@ func (c *commandWarnings) HandleWarningHeader(code int, _ string, text string) {
 		return
 	}
 	c.seen[text] = true
-	knownSecrets.mu.Lock()
-	defer knownSecrets.mu.Unlock()
-	fmt.Fprintf(c.w, "Warning: %s\n", secretmask.Text(text, knownSecrets.secrets...))
+	fmt.Fprintf(c.w, "Warning: %s\n", knownSecrets.Text(text))
 }
 
 // print prints warnings the library gathered, as HandleWarningHeader.
 func (c *commandWarnings) print(texts []string) {
 	for _, text := range texts {
-		c.HandleWarningHeader(299, "", text)
+		c.printOne(text)
 	}
 }
+
+// printOne prints one warning the library gathered.
+func (c *commandWarnings) printOne(text string) { c.HandleWarningHeader(299, "", text) }
 
 // knowSecrets adds the values of the Secrets among the objects (and of
 // their records) to those no warning prints.
@@ -74,10 +71,7 @@ func knowSecrets(objects []*load.Object) {
 // command read, whose values a webhook's warning may quote) to those no
 // warning prints.
 func knowObjects(objs ...*unstructured.Unstructured) {
-	secrets := secretsOf(objs...)
-	knownSecrets.mu.Lock()
-	defer knownSecrets.mu.Unlock()
-	knownSecrets.secrets = append(knownSecrets.secrets, secrets...)
+	knownSecrets.Add(objs...)
 }
 
 // known is knowSecrets for what a read returns, passed through.

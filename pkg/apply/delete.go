@@ -45,7 +45,7 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts delete.Options) ([]
 	for _, err := range loadErrs {
 		events = append(events, Event{Outcome: Failed, Err: err})
 	}
-	return events, nil
+	return r.maskedAll(events), nil
 }
 
 // deleteDeclared maps one object from the files and deletes it.

@@ -12,8 +12,9 @@
 // The ownership operations are its methods too (Adopt, Release, Status,
 // SetLastApplied, EditLastApplied): they read and write the objects given,
 // built in code or read from files, through the same clients and retries.
-// One bad object never stops the others. It knows no kubeconfig, no files
-// and no flags: it takes plain unstructured objects, each with an optional
-// Source (pkg/plan); pkg/load reads files, cmd/kapply turns flags into
-// Options.
+// One bad object never stops the others. Every error and warning it hands
+// out has the values of the Secrets the run knows masked (mask.go). It
+// knows no kubeconfig, no files and no flags: it takes plain unstructured
+// objects, each with an optional Source (pkg/plan); pkg/load reads files,
+// cmd/kapply turns flags into Options.
 package apply

@@ -54,10 +54,17 @@ type Event struct {
 	// Plan is the three-way merge that updated the object (nil for creates
 	// and failures before planning); diff explains changes with it.
 	Plan *merge.Plan
-	// Err is set when Outcome is Failed.
+	// Err is set when Outcome is Failed. Its text has the values of the
+	// Secrets the run knows masked (see mask.go); it unwraps to the
+	// failure as it was, which a caller that prints it must mask itself.
 	Err error
-	// Warnings are messages about the object that did not stop it.
+	// Warnings are messages about the object that did not stop it, Secret
+	// values masked as in Err.
 	Warnings []string
+
+	// masked says Err and Warnings are masked already: an event handed to
+	// OnEvent is not masked again when the operation returns it.
+	masked bool
 }
 
 // Lean is the event as Options.Lean keeps it: without its Plan, Live and

@@ -69,6 +69,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 		return nil, err
 	}
 	r.opts.FieldManager = opts.FieldManager // chosen per item (managerOf)
+	r.knowPlan(p, opts.Objects)
 	if err := r.reachServer(ctx); err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 		// The parent goes after the Namespaces: it may live in one of them.
 		if n == 1 {
 			if err := r.recordSuperset(ctx, set); err != nil {
-				return x.events, err
+				return x.events, r.secrets.Error(err)
 			}
 		}
 		// A CRD's event is final once it is established.
@@ -102,7 +103,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 		}
 	}
 	x.finishSet(ctx, set)
-	return x.events, x.setErr
+	return x.events, r.secrets.Error(x.setErr)
 }
 
 // run executes item i, reporting its event when report is set.
@@ -113,7 +114,10 @@ func (x *execution) run(i int, report bool) {
 	}
 }
 
+// report masks item i's final event (every event passes here once) and
+// hands it to OnEvent.
 func (x *execution) report(i int) {
+	x.events[i] = x.r.masked(x.events[i])
 	if x.onEvent != nil {
 		x.onEvent(i, x.events[i])
 	}
@@ -129,6 +133,18 @@ type execution struct {
 	ctx     context.Context
 	// setErr is the failure to record the ApplySet after the run.
 	setErr error
+}
+
+// knowPlan adds the Secrets of the plan (each item's merged object: a
+// create's holds the values it sends) and of the files it was made from to
+// those the run masks.
+func (r *runner) knowPlan(p *plan.Plan, files Input) {
+	r.know(files.Objects...)
+	for _, it := range p.Items {
+		if it.Merged != nil {
+			r.know(&unstructured.Unstructured{Object: it.Merged})
+		}
+	}
 }
 
 // itemGroups splits the items' places into Namespaces, CRDs, the other

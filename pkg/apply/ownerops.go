@@ -96,6 +96,8 @@ func (a *Applier) EditLastApplied(ctx context.Context, obj *unstructured.Unstruc
 		r.sendRecord(ctx, o, &res)
 	}
 	res.Warnings = sink.texts()
+	r.know(obj)
+	r.maskedResult(&res)
 	return res
 }
 
@@ -107,6 +109,8 @@ func (r *runner) planEditOf(ctx context.Context, o *object, edit func([]byte) ([
 	if err != nil {
 		return RecordResult{}, err
 	}
+	// An error about the edited record may quote it.
+	r.know(live)
 	before, err := lastapplied.View(live, "yaml")
 	if err != nil {
 		return RecordResult{}, err
@@ -148,16 +152,17 @@ func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace s
 	if err != nil {
 		return nil, err
 	}
+	r.know(in.Objects...)
 	plans := make([]T, len(objects))
 	sinks := make([]warningSink, len(objects))
 	for i, o := range objects {
 		var objCtx context.Context
 		objCtx, sinks[i] = withWarningSink(ctx)
 		if err := r.prepare(objCtx, o); err != nil {
-			return nil, errorOf(o, err)
+			return nil, r.secrets.Error(errorOf(o, err))
 		}
 		if plans[i], err = planOne(r, objCtx, o); err != nil {
-			return nil, errorOf(o, err)
+			return nil, r.secrets.Error(errorOf(o, err))
 		}
 		res := result(&plans[i])
 		res.Object, res.Source = o.Obj, o.Source
@@ -166,6 +171,7 @@ func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace s
 		res := result(&plans[i])
 		r.sendRecord(sinks[i].In(ctx), objects[i], res)
 		res.Warnings = sinks[i].texts()
+		r.maskedResult(res)
 	}
 	return plans, nil
 }

@@ -69,8 +69,8 @@ type PlanError struct {
 
 // PlanFailure is the failure of the object at Index in the input to be
 // planned. Event is the failed event, as Apply would give it: its object,
-// the live object when it was read (a caller masks a Secret's values in
-// the message with them) and the warnings before the failure.
+// the live object when it was read and the warnings before the failure,
+// Secret values masked in its error and warnings.
 type PlanFailure struct {
 	Index int
 	Event Event
@@ -104,7 +104,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	p := &plan.Plan{Cluster: r.cluster(ctx)}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
-		return nil, err
+		return nil, r.secrets.Error(err)
 	}
 	sink := &planSink{serverDryRun: opts.ServerDryRun}
 	if !opts.StreamOnly {
@@ -123,7 +123,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	var failed []error
 	for i, ev := range events {
 		if ev.Outcome == Failed {
-			failed = append(failed, &PlanFailure{Index: i, Event: ev})
+			failed = append(failed, &PlanFailure{Index: i, Event: r.masked(ev)})
 		}
 	}
 	failed = append(failed, in.Errors...)

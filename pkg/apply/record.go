@@ -23,15 +23,13 @@ type RecordResult struct {
 	// Object is the object given, and Source where it came from.
 	Object *unstructured.Unstructured
 	Source plan.Source
-	// Live is the object as read to plan the write (nil when not read): an
-	// admission webhook sees, and may quote, its values, which the file's
-	// may not be; mask with both.
+	// Live is the object as read to plan the write (nil when not read).
 	Live *unstructured.Unstructured
 	// Unchanged says the record already was what it would write: nothing
 	// was sent.
 	Unchanged bool
-	// Warnings are the server's warnings about the object's requests, as
-	// the server wrote them (Secret values included: mask before printing).
+	// Warnings are the server's warnings about the object's requests,
+	// Secret values masked (those of Object and Live among them).
 	Warnings []string
 	// Err is the write the server refused; the other objects were still
 	// written.

@@ -42,6 +42,9 @@ type runner struct {
 	// planning, when set, makes the run Applier.Plan's: each object is
 	// planned (planOne) instead of written.
 	planning *planSink
+	// secrets are the Secrets whose values the run's texts never print
+	// (see mask.go).
+	secrets *cluster.Secrets
 }
 
 // Input is what a run applies: the objects, where each came from, and an
@@ -73,7 +76,7 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
-		return nil, err
+		return nil, r.secrets.Error(err)
 	}
 	// The parent goes after the Namespaces: it may live in one of them.
 	events := r.applyAll(ctx, objects, func() error { return r.recordSuperset(ctx, set) })
@@ -85,7 +88,7 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 		events = append(events, Event{Outcome: Failed, Err: err})
 	}
 	events = append(events, pruned...)
-	return events, nil
+	return r.maskedAll(events), nil
 }
 
 // ErrNoObjects is kubectl's error for a run whose files hold no object (an
@@ -122,16 +125,17 @@ func (r *runner) startApplySet(ctx context.Context, objects []*object) (*prune.S
 }
 
 // prune deletes what the run did not apply, unless the run could not read
-// every file or apply every object.
+// every file or apply every object. Its events are masked (mask.go)
+// whichever operation hands them out.
 func (r *runner) prune(ctx context.Context, set *prune.Set, objects []*object, applied []Event, loadErrs []error) []Event {
 	if err := r.prunable(objects, applied, loadErrs); err != nil {
-		return []Event{pruneFailed(err)}
+		return r.maskedAll([]Event{pruneFailed(err)})
 	}
 	keep := declaredBy(objects, applied)
 	if set != nil {
-		return r.pruneApplySet(ctx, set, keep)
+		return r.maskedAll(r.pruneApplySet(ctx, set, keep))
 	}
-	return r.pruneBySelector(ctx, objects, keep)
+	return r.maskedAll(r.pruneBySelector(ctx, objects, keep))
 }
 
 // start begins an operation on in: its objects, and a runner with the
@@ -146,6 +150,8 @@ func (a *Applier) start(ctx context.Context, in Input, opts settings) ([]*object
 	if err != nil {
 		return nil, nil, err
 	}
+	// Its errors and warnings may quote the values of in's Secrets.
+	r.know(in.Objects...)
 	if err := r.reachServer(ctx); err != nil {
 		return nil, nil, afterLoadErrors(in.Errors, err)
 	}
@@ -166,7 +172,7 @@ func (a *Applier) runner(ctx context.Context, opts settings) (*runner, error) {
 		meta.MaybeResetRESTMapper(c.Mapper)
 	}
 	r := &runner{opts: opts, dynamic: c.Dynamic, lists: cluster.RawClient(c.Lists), discovery: c.Discovery,
-		host: c.Host, retries: cluster.NewRetries(c.Backoff, c.RetryWindow, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight)}
+		host: c.Host, retries: cluster.NewRetries(c.Backoff, c.RetryWindow, c.RequestTimeout), listSlots: make(chan struct{}, cluster.MaxListsInFlight), secrets: &cluster.Secrets{}}
 	r.runAnswers = newRunAnswers(ctx, c, builtins.Recognizes, r.retryTransient)
 	return r, nil
 }
@@ -209,6 +215,7 @@ func (r *runner) applyAll(ctx context.Context, objects []*object, afterNamespace
 	}
 	for i, err := range unreadableCRDs {
 		events[i].Warnings = append(events[i].Warnings, fmt.Sprintf("%s: %v", objects[i].Ref(), err))
+		events[i].masked = false // a warning was added
 	}
 	return events
 }
@@ -267,7 +274,7 @@ type indexedEvent struct {
 // LIST per resource and namespace where that saves requests) and applies
 // them concurrently, at most Parallel at a time. Each event, as soon as it
 // is known, goes to report, unless that is nil.
-func (r *runner) applyPhase(ctx context.Context, objects []*object, indexes []int, events []Event, report func(int, Event)) {
+func (r *runner) applyPhase(ctx context.Context, objects []*object, indexes []int, events []Event, report func(int, Event) Event) {
 	r.runPhase(ctx, objects, r.startPhase(ctx, objects, indexes), events, report)
 }
 
@@ -290,13 +297,12 @@ func (r *runner) startPhase(ctx context.Context, objects []*object, indexes []in
 
 // runPhase reports the objects that failed to start and applies the others
 // as their live versions come.
-func (r *runner) runPhase(ctx context.Context, objects []*object, p *phaseStart, events []Event, report func(int, Event)) {
+func (r *runner) runPhase(ctx context.Context, objects []*object, p *phaseStart, events []Event, report func(int, Event) Event) {
 	done := func(i int, ev Event) {
 		events[i] = ev
 		r.progress(len(objects))
 		if report != nil {
-			report(i, ev)
-			events[i] = r.kept(ev)
+			events[i] = r.kept(report(i, ev))
 		}
 	}
 	for _, f := range p.failed {
@@ -308,17 +314,20 @@ func (r *runner) runPhase(ctx context.Context, objects []*object, p *phaseStart,
 	p.schemas.Wait()
 }
 
-// report hands object i's final event to OnEvent.
-func (r *runner) report(i int, ev Event) {
-	if r.opts.OnEvent != nil {
-		r.opts.OnEvent(i, ev)
+// report hands object i's final event to OnEvent, masked, and returns it
+// as handed.
+func (r *runner) report(i int, ev Event) Event {
+	if r.opts.OnEvent == nil {
+		return ev
 	}
+	ev = r.masked(ev)
+	r.opts.OnEvent(i, ev)
+	return ev
 }
 
 func (r *runner) reportAll(indexes []int, events []Event) {
 	for _, i := range indexes {
-		r.report(i, events[i])
-		events[i] = r.kept(events[i])
+		events[i] = r.kept(r.report(i, events[i]))
 	}
 }
 

@@ -36,8 +36,8 @@ type ObjectStatus struct {
 	// Health is the live object's readiness, as apply --wait computes it;
 	// nil when the object is not on the server.
 	Health *Health `json:"health,omitempty"`
-	// Warnings are the server's warnings about the object's requests, as
-	// the server wrote them (mask Secret values before printing).
+	// Warnings are the server's warnings about the object's requests,
+	// Secret values masked.
 	Warnings []string `json:"-"`
 }
 
@@ -72,15 +72,16 @@ func (a *Applier) Status(ctx context.Context, in Input, opts StatusOptions) ([]O
 	if err != nil {
 		return nil, err
 	}
+	r.know(in.Objects...)
 	appliers := []string{r.opts.FieldManager, ClientSideFieldManager, lastAppliedFieldManager, LegacyFieldManager}
 	out := make([]ObjectStatus, 0, len(objects))
 	for _, o := range objects {
 		objCtx, sink := withWarningSink(ctx)
 		s, err := r.status(objCtx, o, appliers, opts.FilterDrift)
 		if err != nil {
-			return nil, errorOf(o, err)
+			return nil, r.secrets.Error(errorOf(o, err))
 		}
-		s.Warnings = sink.texts()
+		s.Warnings = r.secrets.Texts(sink.texts())
 		out = append(out, s)
 	}
 	return out, nil
@@ -99,6 +100,7 @@ func (r *runner) status(ctx context.Context, o *object, appliers []string, filte
 	if err != nil {
 		return s, err
 	}
+	r.know(live)
 	s.Health = HealthOf(live)
 	owners, err := ownership.Owners(live)
 	if err != nil {

@@ -40,14 +40,6 @@ func WaitTargets(events []Event) (targets []wait.Target, places []int) {
 	return targets, places
 }
 
-// NewRetry is kapply's rule for requests the server answers with "try
-// again" (see cluster.DefaultRetryWindow), for wait.Options.Retry: a wait outside a
-// run retries its LISTs as a run does. requestTimeout is the client's
-// (--request-timeout; zero when unset).
-func NewRetry(requestTimeout time.Duration) func(ctx context.Context, request func() error) error {
-	return cluster.NewRetries(cluster.DefaultBackoff, 0, requestTimeout).Do
-}
-
 // WaitOptions configure Applier.Wait.
 type WaitOptions struct {
 	// Timeout bounds the whole wait; zero means a minute.
@@ -55,12 +47,16 @@ type WaitOptions struct {
 	// OnResult, when set, is given each target's result once it is final
 	// (see wait.Options.OnResult), with its place among WaitTargets(events).
 	OnResult func(index int, r wait.Result)
+	// OnWarning, when set, is given each of the server's warnings about
+	// the wait's requests (a deprecated API version's LIST), once, when the
+	// wait ends, with the values of the events' Secrets masked.
+	OnWarning func(text string)
 }
 
 // Wait waits until the objects the events applied (WaitTargets) are ready
 // or failed, as kstatus computes it (wait.Ready), through the Applier's
-// dynamic client and retry rule. Results come in the targets' order, each
-// naming its target.
+// dynamic client and retry rule (pkg/cluster's, as every run's). Results
+// come in the targets' order, each naming its target.
 func (a *Applier) Wait(ctx context.Context, events []Event, opts WaitOptions) ([]wait.Result, error) {
 	targets, _ := WaitTargets(events)
 	if len(targets) == 0 {
@@ -68,5 +64,16 @@ func (a *Applier) Wait(ctx context.Context, events []Event, opts WaitOptions) ([
 	}
 	c := a.clients
 	retry := cluster.NewRetries(c.Backoff, c.RetryWindow, c.RequestTimeout).Do
-	return wait.Ready(ctx, c.Dynamic, targets, wait.Options{Timeout: opts.Timeout, Retry: retry, OnResult: opts.OnResult})
+	ctx, sink := cluster.WithWarningSink(ctx)
+	results, err := wait.Ready(ctx, c.Dynamic, targets, wait.Options{Timeout: opts.Timeout, Retry: retry, OnResult: opts.OnResult})
+	if opts.OnWarning != nil {
+		var known cluster.Secrets
+		for _, ev := range events {
+			known.Add(ev.Object, ev.Live, ev.Result)
+		}
+		for _, text := range sink.Texts() {
+			opts.OnWarning(known.Text(text))
+		}
+	}
+	return results, err
 }

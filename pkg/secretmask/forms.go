@@ -75,6 +75,15 @@ func reachOf(s string) reach {
 func formsOf(values []string) []string {
 	seen := map[string]bool{}
 	var out []string
+	for _, v := range values {
+		out = appendForms(out, seen, v)
+	}
+	return out
+}
+
+// appendForms appends to out the forms of v (formsOf) that seen does not
+// hold yet, and records them in seen.
+func appendForms(out []string, seen map[string]bool, v string) []string {
 	add := func(s string) {
 		if strings.TrimSpace(s) == "" || seen[s] {
 			return
@@ -82,27 +91,25 @@ func formsOf(values []string) []string {
 		seen[s] = true
 		out = append(out, s)
 	}
-	for _, v := range values {
-		written := []string{v, strings.TrimSpace(v), string([]rune(v))}
-		for _, w := range written[:2] {
-			once := quotedForms(w)
-			written = append(written, once...)
-			for _, q := range once {
-				written = append(written, quotedForms(q)...)
-			}
+	written := []string{v, strings.TrimSpace(v), string([]rune(v))}
+	for _, w := range written[:2] {
+		once := quotedForms(w)
+		written = append(written, once...)
+		for _, q := range once {
+			written = append(written, quotedForms(q)...)
 		}
-		written = append(written, fmt.Sprint([]byte(v)))
-		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-			written = append(written, enc.EncodeToString([]byte(v)))
-		}
-		for _, w := range written {
-			add(w)
-		}
-		if strings.Contains(v, "\n") {
-			for _, line := range strings.Split(v, "\n") {
-				if line = strings.TrimSpace(line); !strings.ContainsAny(line, " \t") && reachOf(line) == anywhere {
-					add(line)
-				}
+	}
+	written = append(written, fmt.Sprint([]byte(v)))
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		written = append(written, enc.EncodeToString([]byte(v)))
+	}
+	for _, w := range written {
+		add(w)
+	}
+	if strings.Contains(v, "\n") {
+		for _, line := range strings.Split(v, "\n") {
+			if line = strings.TrimSpace(line); !strings.ContainsAny(line, " \t") && reachOf(line) == anywhere {
+				add(line)
 			}
 		}
 	}

@@ -28,20 +28,12 @@ import (
 // No library finds values in free text this way; apimachinery's and
 // client-go's redaction works on objects and headers, not on messages.
 func Text(text string, objs ...map[string]any) string {
-	values, names, namespaces := secretValues(objs)
-	if text == "" || len(values) == 0 {
+	if text == "" {
 		return text
 	}
-	protected := append(identitySpans(text, namePlaces, names), identitySpans(text, namespacePlaces, namespaces)...)
-	var found []span
-	for _, f := range formsOf(values) {
-		for _, s := range occurrences(text, f) {
-			if !overlapsAny(s, protected) {
-				found = append(found, s)
-			}
-		}
-	}
-	return replaceSpans(text, found)
+	var m Masker
+	m.Add(objs...)
+	return m.Text(text)
 }
 
 // secretValues lists the values of the Secrets among objs: data values

@@ -188,3 +188,22 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkMasker masks the same denial with a Masker that holds the
+// values of 1, 100 and 1000 Secrets already (an operation that read
+// many): the cost of one text, without computing the forms.
+func BenchmarkMasker(b *testing.B) {
+	text := prefix + policyDeny + `secret value "c2VjcmV0" is not allowed for a secret; key: c2VjcmV0`
+	for _, n := range []int{1, 100, 1000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			var m Masker
+			for i := range n {
+				m.Add(secret("s"+strconv.Itoa(i), "m1", "value-"+strconv.Itoa(i), "secret"))
+			}
+			m.Text(text)
+			for b.Loop() {
+				m.Text(text)
+			}
+		})
+	}
+}

@@ -51,7 +51,7 @@ func (w *waiter) watchGroup(ctx context.Context, g *group) {
 	}
 	listFailed := make(chan error, 1)
 	deadline, _ := ctx.Deadline()
-	lw := w.listWatch(g, deadline, func(err error) {
+	lw := w.listWatch(ctx, g, deadline, func(err error) {
 		select {
 		case listFailed <- err:
 		default:
@@ -85,7 +85,7 @@ func storeKey(namespace, name string) string {
 // holds only the targets. A LIST that Options.Retry gives up on is handed
 // to giveUp. Each WATCH asks the server to keep it open until deadline (the
 // informer asks for 5 to 10 minutes), so one watch serves a wait.
-func (w *waiter) listWatch(g *group, deadline time.Time, giveUp func(error)) cache.ListerWatcher {
+func (w *waiter) listWatch(caller context.Context, g *group, deadline time.Time, giveUp func(error)) cache.ListerWatcher {
 	var client dynamic.ResourceInterface = w.client.Resource(g.gvr)
 	if g.namespace != "" {
 		client = w.client.Resource(g.gvr).Namespace(g.namespace)
@@ -102,6 +102,7 @@ func (w *waiter) listWatch(g *group, deadline time.Time, giveUp func(error)) cac
 	}
 	return listThenWatch{&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			ctx = withValuesOf{ctx, caller}
 			// The informer's first LIST asks the watch cache (resourceVersion
 			// "0"), which may not have the object just applied yet: a target
 			// missing there would count as deleted. Read the current state.
@@ -138,6 +139,7 @@ func (w *waiter) listWatch(g *group, deadline time.Time, giveUp func(error)) cac
 			return list, nil
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			ctx = withValuesOf{ctx, caller}
 			opts.FieldSelector = selector
 			if !deadline.IsZero() {
 				seconds := max(int64(time.Until(deadline)/time.Second)+1, 1)
@@ -175,4 +177,20 @@ func (w *waiter) retry(ctx context.Context, request func() error) error {
 		return request()
 	}
 	return w.opts.Retry(ctx, request)
+}
+
+// withValuesOf is the informer's context (its cancellation) carrying also
+// the values of the caller's: the informer of watchtools.UntilWithSync
+// starts from a context of its own, and the requests would lose what the
+// caller's context holds for them (pkg/cluster's warning sink).
+type withValuesOf struct {
+	context.Context
+	caller context.Context
+}
+
+func (c withValuesOf) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	return c.caller.Value(key)
 }
