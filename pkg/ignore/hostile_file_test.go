@@ -3,8 +3,11 @@ package ignore
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestIgnoreFileDuplicateTopKeyRefused: a second rules: key replaced the
@@ -51,5 +54,49 @@ func TestIgnoreFileReadIsBounded(t *testing.T) {
 	}
 	if rules, err := ReadFile(ok); err != nil || len(rules) != 1 {
 		t.Errorf("a small file: %d rules, error %v; want its rule", len(rules), err)
+	}
+}
+
+// TestIgnoreJQPathsHeldOnlyOnce: a jq expression that yields the same or
+// absent paths without end (repeat, recurse) was collected whole in
+// [path(EXPR)] until its 5 s ran out: 400 MB for one Secret, times each
+// side and each object diffed at once. The paths are now taken one by
+// one, kept only when the object holds them and once each, so memory is
+// bounded by the object.
+func TestIgnoreJQPathsHeldOnlyOnce(t *testing.T) {
+	r := &Rule{JQPathExpressions: []string{"limit(800000; repeat(.) | .kind)", "limit(3000; recurse(.zz))"}}
+	if err := r.compile(); err != nil {
+		t.Fatal(err)
+	}
+	obj := map[string]any{"kind": "Secret", "data": map[string]any{"k": "v"}}
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var m runtime.MemStats
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+				runtime.ReadMemStats(&m)
+				if m.HeapInuse > peak.Load() {
+					peak.Store(m.HeapInuse)
+				}
+			}
+		}
+	}()
+	paths, err := r.pathsInTimed(obj, nil)
+	close(done)
+	if err != nil {
+		t.Logf("ran out of time (a slow machine): %v", err)
+	}
+	if err == nil && (len(paths) != 1 || paths[0].String() != "kind") {
+		t.Errorf("paths %v, want kind once", paths)
+	}
+	if grew := int64(peak.Load()) - int64(before.HeapInuse); grew > 24<<20 {
+		t.Errorf("the heap grew by %d MiB while the expressions ran, want it bounded by the object", grew>>20)
 	}
 }
