@@ -63,6 +63,7 @@ type pruneOptions struct {
 func newApplyCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts applyOptions
 	var contexts fleetFlags
+	var peekPlan func()
 	cmd := &cobra.Command{
 		Use:   "apply (-f FILENAME | -k DIRECTORY)",
 		Short: "Create or update objects from files, with a three-way merge",
@@ -122,6 +123,7 @@ reason, and the exit code is 1.`,
   kapply apply -f manifests/ -R --wait -o events | jq -c 'select(.status == "Failed")'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			peekPlan()
 			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
 				if opts.review.on() {
 					return runReviewed(cmd, getter, streams, opts)
@@ -131,6 +133,7 @@ reason, and the exit code is 1.`,
 		},
 	}
 	contexts.add(cmd)
+	peekPlan = contexts.reviewAcross(cmd, getter, streams, &opts)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "apply", ", a URL read within --request-timeout", selectorExample)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("name recorded in managedFields for the writes (default %q, or %q with --server-side, as kubectl)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -35,7 +34,7 @@ type reviewOptions struct {
 }
 
 func (r *reviewOptions) add(flags *pflag.FlagSet) {
-	flags.StringVar(&r.planFile, "plan", "", "execute exactly the plan saved by kapply plan (e.g. --plan plan.json -f manifests/ -R; the -f files give Secret values; a plan made with --applyset needs the same --applyset): an object changed since in a field the plan writes or reads is refused, with what changed")
+	flags.StringVar(&r.planFile, "plan", "", "execute exactly the plan saved by kapply plan (e.g. --plan plan.json -f manifests/ -R; the -f files give Secret values; a plan made with --applyset needs the same --applyset): an object changed since in a field the plan writes or reads is refused, with what changed. A plan of several contexts (kapply plan --contexts) runs in its contexts, or those --contexts picks, or --context's alone; each is verified against its own cluster")
 	flags.BoolVarP(&r.confirm, "confirm", "i", false, "show the plan as a table and ask Continue? [y/N] on the terminal before writing (e.g. -i); what runs is the plan shown")
 	flags.BoolVar(&r.yes, "yes", false, "with --confirm, do not ask: show the plan and apply it (e.g. -i --yes, where no terminal is at hand)")
 }
@@ -103,16 +102,23 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 	defer printer.startEvents(streams.Out, "apply", runOpts.DryRun).finishInto(&err) // -o events
 	var applier *apply.Applier
 	var in apply.Input
-	var p *plan.Plan
-	if opts.review.planFile != "" {
+	given, fromFleet, err := givenFleetPlan(ctx, getter)
+	p := given
+	switch {
+	case err != nil:
+	case fromFleet:
+		// Over several contexts, the plans were read (or made, shown and
+		// confirmed) once for all before the clusters started.
+		applier, in, err = connectForPlan(ctx, getter, streams.In, opts, p)
+	case opts.review.planFile != "":
 		applier, in, p, err = loadPlan(ctx, getter, streams.In, opts)
-	} else {
+	default:
 		applier, in, p, err = planFiles(ctx, getter, streams.In, opts)
 	}
 	if err != nil {
 		return runFailed(err)
 	}
-	if opts.review.confirm {
+	if opts.review.confirm && !fromFleet {
 		// With -o, stdout is for the objects printed after the run.
 		asked := streams
 		if opts.output != "" {
@@ -130,36 +136,48 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 
 // loadPlan reads the plan file and the files given with it (for Secret
 // values), and connects.
+// A PlanList (kapply plan --contexts) gives the plan of the context the
+// run talks through (--context).
 func loadPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions) (*apply.Applier, apply.Input, *plan.Plan, error) {
-	f, err := os.Open(opts.review.planFile)
+	p, set, err := readPlanDocument(opts.review.planFile)
 	if err != nil {
-		return nil, apply.Input{}, nil, fmt.Errorf("reading the plan: %w", err)
+		return nil, apply.Input{}, nil, err
 	}
-	p, err := plan.Decode(f)
-	f.Close()
-	if err != nil {
-		return nil, apply.Input{}, nil, fmt.Errorf("%s: %w", opts.review.planFile, err)
+	if set != nil {
+		name, _ := runNames(getter)
+		var ok bool
+		if p, ok = set.For(name); !ok {
+			return nil, apply.Input{}, nil, fmt.Errorf("%s holds plans for contexts %s, none for context %q: pick one with --context, or run them all with --contexts (or no context flag)",
+				opts.review.planFile, strings.Join(set.Contexts(), ", "), name)
+		}
 	}
+	applier, in, err := connectForPlan(ctx, getter, stdin, opts, p)
+	return applier, in, p, err
+}
+
+// connectForPlan reads the files given with a plan (for Secret values)
+// and connects.
+func connectForPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions, p *plan.Plan) (*apply.Applier, apply.Input, error) {
 	for _, it := range p.Items {
 		if it.Labels()[applySetPartOfLabel] != "" && opts.prune.applySet == "" {
-			return nil, apply.Input{}, nil, fmt.Errorf("%s: the plan was made with --applyset: give apply --plan the same --applyset, so that the set's parent records its members", opts.review.planFile)
+			return nil, apply.Input{}, fmt.Errorf("%s: the plan was made with --applyset: give apply --plan the same --applyset, so that the set's parent records its members", opts.review.planFile)
 		}
 	}
 	if len(opts.filenames) == 0 && opts.kustomize == "" {
 		for _, it := range p.Items {
 			if it.HasRedactedValues() {
-				return nil, apply.Input{}, nil, fmt.Errorf("%s: the plan keeps the values of %s as digests: give the files the plan was made from with -f (their Secret must have the planned values)", opts.review.planFile, it.ID)
+				return nil, apply.Input{}, fmt.Errorf("%s: the plan keeps the values of %s as digests: give the files the plan was made from with -f (their Secret must have the planned values)", opts.review.planFile, it.ID)
 			}
 		}
 		applier, err := newApplier(getter, applierConfig{parallel: opts.parallel})
-		return applier, apply.Input{}, p, err
+		return applier, apply.Input{}, err
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
 	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{parallel: opts.parallel})
 	if err == nil && len(in.Errors) > 0 {
 		err = errors.Join(in.Errors...)
 	}
-	return applier, in, p, err
+	return applier, in, err
 }
 
 // executePlan executes p and prints each object's outcome as apply does;
@@ -183,6 +201,7 @@ func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts a
 	if err != nil && events == nil {
 		return runFailed(err)
 	}
+	tallyForFleet(ctx, events)
 	failed := printer.print(streams, events)
 	printChangedSince(streams.ErrOut, p, events)
 	if err != nil {

@@ -44,6 +44,12 @@ const prompt = "Continue? [y/N] "
 // typed on the terminal.
 func kapplyOnTerminal(t *testing.T, answer string, atPrompt func(), args ...string) result {
 	t.Helper()
+	return kapplyOnTerminalWith(t, cluster.Kubeconfig, answer, atPrompt, args...)
+}
+
+// kapplyOnTerminalWith is kapplyOnTerminal with another kubeconfig.
+func kapplyOnTerminalWith(t *testing.T, kubeconfig, answer string, atPrompt func(), args ...string) result {
+	t.Helper()
 	ptm, tty, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +62,7 @@ func kapplyOnTerminal(t *testing.T, answer string, atPrompt func(), args ...stri
 	done := make(chan int, 1)
 	go func() {
 		var stderr bytes.Buffer
-		code := exitCode(run(append(args, "--kubeconfig", cluster.Kubeconfig), streams), &stderr)
+		code := exitCode(run(append(args, "--kubeconfig", kubeconfig), streams), &stderr)
 		errOut.Write(stderr.Bytes())
 		done <- code
 	}()

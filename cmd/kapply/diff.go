@@ -112,6 +112,7 @@ objects were diffed and others failed).`,
 		},
 	}
 	contexts.add(cmd)
+	contexts.collectPlans(cmd, &opts.savePlan, streams, false)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "diff", "", selectorExample)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("field manager of the dry-run writes, as apply would use it (default %q, or %q with --server-side)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
@@ -195,7 +196,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := savePlan(getter, opts.savePlan, p); err != nil {
+	if err := savePlan(ctx, getter, opts.savePlan, p); err != nil {
 		return withCode(exitError, err)
 	}
 	return diffExit(len(failed), total, differ)

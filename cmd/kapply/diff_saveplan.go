@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -17,7 +18,7 @@ func addSavePlanFlag(flags *pflag.FlagSet, path *string) {
 // savePlan writes p, the plan diff rendered, to path ("" writes nothing)
 // with the names the kubeconfig gives its cluster, as kapply plan does
 // (writePlan: no half plan is ever left to be applied).
-func savePlan(getter *genericclioptions.ConfigFlags, path string, p *plan.Plan) error {
+func savePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, path string, p *plan.Plan) error {
 	switch {
 	case path == "":
 		return nil
@@ -25,6 +26,9 @@ func savePlan(getter *genericclioptions.ConfigFlags, path string, p *plan.Plan) 
 		return errors.New("--save-plan needs a file: stdout carries the diff")
 	case p == nil:
 		p = &plan.Plan{}
+	}
+	if keepFleetPlan(ctx, getter, p) {
+		return nil // over several contexts, the plans are written together at the end
 	}
 	p.Cluster.Context, p.Cluster.User = runNames(getter)
 	if err := writePlan(path, nil, p); err != nil {

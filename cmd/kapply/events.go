@@ -45,18 +45,21 @@ const (
 
 // jsonEvent is one line of -o events. Fields not of its type are left out.
 type jsonEvent struct {
-	APIVersion string       `json:"apiVersion"`
-	Kind       string       `json:"kind"`
-	Type       string       `json:"type"`
-	Timestamp  string       `json:"timestamp"`
-	Command    string       `json:"command"`
-	Object     *plan.ID     `json:"object,omitempty"`
-	Source     *plan.Source `json:"source,omitempty"`
-	Status     string       `json:"status,omitempty"`
-	Operation  string       `json:"operation,omitempty"`
-	DryRun     string       `json:"dryRun,omitempty"`
-	Error      string       `json:"error,omitempty"`
-	Warnings   []string     `json:"warnings,omitempty"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Type       string `json:"type"`
+	Timestamp  string `json:"timestamp"`
+	Command    string `json:"command"`
+	// Context is the kubeconfig context of a run over several (every
+	// line of such a run has one).
+	Context   string       `json:"context,omitempty"`
+	Object    *plan.ID     `json:"object,omitempty"`
+	Source    *plan.Source `json:"source,omitempty"`
+	Status    string       `json:"status,omitempty"`
+	Operation string       `json:"operation,omitempty"`
+	DryRun    string       `json:"dryRun,omitempty"`
+	Error     string       `json:"error,omitempty"`
+	Warnings  []string     `json:"warnings,omitempty"`
 	// WaitType: kstatus' status, and the reason and message of the
 	// condition that says why.
 	Readiness string `json:"readiness,omitempty"`
@@ -71,11 +74,16 @@ type jsonEvent struct {
 	WaitCounts map[string]int `json:"waitCounts,omitempty"`
 }
 
+// fleetContextWriter is the stdout of one cluster of a run over several
+// contexts, which names the cluster's context.
+type fleetContextWriter interface{ fleetContext() string }
+
 // eventWriter writes -o events lines; its methods may be called from
 // several goroutines (the wait reports from its own).
 type eventWriter struct {
 	command string
 	dryRun  string
+	context string
 	mu      sync.Mutex
 	w       io.Writer
 	// writeErr is the first failed write: the run fails, as when a line
@@ -91,6 +99,9 @@ type eventWriter struct {
 
 func newEventWriter(w io.Writer, command string, dryRun kcluster.DryRun) *eventWriter {
 	e := &eventWriter{command: command, w: w, counts: map[string]int{}, waitCounts: map[string]int{}, now: time.Now}
+	if c, ok := w.(fleetContextWriter); ok {
+		e.context = c.fleetContext()
+	}
 	// Every outcome counted, 0 or not, so that readers need no defaults.
 	for outcome := apply.Failed; outcome <= apply.Skipped; outcome++ {
 		e.counts[outcome.String()] = 0
@@ -106,7 +117,7 @@ func newEventWriter(w io.Writer, command string, dryRun kcluster.DryRun) *eventW
 
 // write stamps ev and writes it as one line.
 func (e *eventWriter) write(ev jsonEvent) {
-	ev.APIVersion, ev.Kind, ev.Command = eventsAPIVersion, eventsKind, e.command
+	ev.APIVersion, ev.Kind, ev.Command, ev.Context = eventsAPIVersion, eventsKind, e.command, e.context
 	ev.Timestamp = e.now().UTC().Format(time.RFC3339Nano)
 	if ev.Type != summaryType && ev.Type != errorType {
 		ev.DryRun = e.dryRun

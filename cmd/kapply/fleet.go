@@ -28,6 +28,18 @@ type fleetFlags struct {
 	waveSize       int
 	clusterTimeout time.Duration
 	failFast       bool
+	// planned are the contexts of a plan file (apply --plan of a PlanList
+	// without --contexts): the run's contexts, in the file's order.
+	planned []string
+	// prepare, if set, runs once the clusters are known and before any
+	// starts (a command reading or making their plans); its context is
+	// the jobs'. errCancelled ends the run with nothing done, exit 0.
+	prepare func(ctx context.Context, clusters []fleet.Cluster) (context.Context, error)
+	// conclude, if set, runs after the matrix with the run's error (a
+	// command writing what its clusters collected) and returns the run's.
+	conclude func(results []fleet.Result, err error) error
+	// stdin shares the command's stdin among the clusters ("-f -").
+	stdin func() io.Reader
 }
 
 // contextRun is a command's run function, given the kubeconfig flags and
@@ -49,30 +61,19 @@ func (f *fleetFlags) add(cmd *cobra.Command) {
 
 // enabled says whether the flags ask for a run over several contexts.
 func (f *fleetFlags) enabled() bool {
-	return len(f.contexts) > 0 || f.allContexts || f.clustersFile != ""
+	return len(f.contexts) > 0 || f.allContexts || f.clustersFile != "" || len(f.planned) > 0
 }
 
 // rolloutFlags are the flags that mean something only over several
 // contexts.
 var rolloutFlags = []string{"max-parallel", "canary", "wave-size", "cluster-timeout", "fail-fast", "cluster-selector"}
 
-// singleContextFlags work in one context only: a saved plan holds one
-// cluster's objects (UIDs, resourceVersions), and clusters at once cannot
-// share one terminal's y/N.
-var singleContextFlags = []string{"plan", "confirm", "yes"}
-
-// check refuses rollout flags without contexts, single-context flags with
-// them, and negative counts.
+// check refuses rollout flags without contexts, and negative counts.
 func (f *fleetFlags) check(cmd *cobra.Command) error {
-	for _, name := range singleContextFlags {
-		if f.enabled() && cmd.Flags().Changed(name) {
-			return fmt.Errorf("--%s works in one context; it cannot be used with --contexts, --all-contexts or --clusters-file", name)
-		}
-	}
 	if !f.enabled() {
 		for _, name := range rolloutFlags {
 			if cmd.Flags().Changed(name) {
-				return fmt.Errorf("--%s needs --contexts, --all-contexts or --clusters-file", name)
+				return fmt.Errorf("--%s needs --contexts, --all-contexts, --clusters-file or a plan file of several contexts", name)
 			}
 		}
 	}
@@ -105,12 +106,53 @@ func (f *fleetFlags) run(cmd *cobra.Command, getter *genericclioptions.ConfigFla
 		return withCode(failureCode(cmd), err)
 	}
 	keepRunningOnClosedOutput()
-	out := newFleetOutput(streams, len(clusters))
+	if f.prepare != nil {
+		ctx, err := f.prepare(cmd.Context(), clusters)
+		switch {
+		case errors.Is(err, errCancelled):
+			return nil
+		case err != nil:
+			return err
+		}
+		cmd.SetContext(ctx)
+	}
 	opts := fleet.Options{MaxParallel: f.maxParallel, Canary: f.canary, WaveSize: f.waveSize,
-		ClusterTimeout: f.clusterTimeout, FailFast: f.failFast, OnEvent: out.onEvent}
-	job := f.job(cmd, getter, out, fn)
-	results := fleet.Run(cmd.Context(), clusters, opts, job)
-	return out.finish(results)
+		ClusterTimeout: f.clusterTimeout, FailFast: f.failFast}
+	results, out := f.runOver(cmd, getter, streams, clusters, opts, fn)
+	err = out.finish(results)
+	if f.conclude != nil {
+		err = f.conclude(results, err)
+	}
+	return err
+}
+
+// errCancelled ends a run over several contexts before any cluster
+// writes: the user said no.
+var errCancelled = errors.New("cancelled")
+
+// runOver runs fn in each cluster with opts and returns their results and
+// the run's output, its matrix not yet printed.
+func (f *fleetFlags) runOver(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams,
+	clusters []fleet.Cluster, opts fleet.Options, fn contextRun) ([]fleet.Result, *fleetOutput) {
+	out := newFleetOutput(streams, len(clusters), jsonLinesRequested(cmd))
+	if f.stdin == nil {
+		f.stdin = out.stdin
+	}
+	out.stdin = f.stdin // read once for all the run's passes (apply --confirm plans, then applies)
+	out.command = cmd.Name()
+	opts.OnEvent = out.onEvent
+	return fleet.Run(cmd.Context(), clusters, opts, f.job(cmd, getter, out, fn)), out
+}
+
+// jsonLinesRequested says whether the command's stdout is JSON lines that
+// carry their context in a field, not a prefix: -o events, and status
+// -o json (a line per context). plan's -o is a file.
+func jsonLinesRequested(cmd *cobra.Command) bool {
+	o := cmd.Flags().Lookup("output")
+	if o == nil || cmd.Name() == "plan" {
+		return false
+	}
+	return o.Value.String() == eventsOutput || (cmd.Name() == "status" && o.Value.String() == "json")
 }
 
 // job runs fn in one cluster: its own kubeconfig flags (the context

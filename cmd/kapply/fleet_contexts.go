@@ -15,8 +15,8 @@ import (
 )
 
 // clusters are the contexts the flags pick, in order: those of
-// --clusters-file (in its order) or of the kubeconfig (sorted), narrowed
-// by --contexts and --cluster-selector.
+// --clusters-file (in its order), of a plan file (in its order) or of the
+// kubeconfig (sorted), narrowed by --contexts and --cluster-selector.
 func (f *fleetFlags) clusters(getter *genericclioptions.ConfigFlags) ([]fleet.Cluster, error) {
 	raw, err := getter.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
@@ -31,6 +31,13 @@ func (f *fleetFlags) clusters(getter *genericclioptions.ConfigFlags) ([]fleet.Cl
 			if _, ok := raw.Contexts[c.Context]; !ok {
 				return nil, fmt.Errorf("clusters file %s: context %q is not in the kubeconfig", f.clustersFile, c.Context)
 			}
+		}
+	} else if len(f.planned) > 0 {
+		for _, name := range f.planned {
+			if _, ok := raw.Contexts[name]; !ok {
+				return nil, fmt.Errorf("the plan file has a plan for context %q, which is not in the kubeconfig", name)
+			}
+			candidates = append(candidates, fleet.Cluster{Context: name})
 		}
 	} else {
 		for name := range raw.Contexts {

@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/fleet"
 )
 
@@ -29,22 +30,34 @@ type fleetOutput struct {
 	unprinted bool
 	// drift holds status's object states by cluster.
 	drift crossDrift
+	// jsonLines: stdout's lines are -o events, not prefixed.
+	jsonLines bool
+	// command names the command in -o events lines.
+	command string
 }
 
-func newFleetOutput(streams genericiooptions.IOStreams, clusters int) *fleetOutput {
+// jsonLines: stdout carries -o events, JSON objects whose context is a
+// field (a prefix would make them no longer JSON); lines stay whole.
+func newFleetOutput(streams genericiooptions.IOStreams, clusters int, jsonLines bool) *fleetOutput {
 	return &fleetOutput{
-		streams: streams,
-		out:     &lockedWriter{w: streams.Out},
-		err:     &lockedWriter{w: streams.ErrOut},
-		stdin:   newStdinShare(streams.In),
-		open:    make(map[string][]*prefixedLines, clusters),
+		streams:   streams,
+		out:       &lockedWriter{w: streams.Out},
+		err:       &lockedWriter{w: streams.ErrOut},
+		stdin:     newStdinShare(streams.In),
+		open:      make(map[string][]*prefixedLines, clusters),
+		jsonLines: jsonLines,
 	}
 }
 
 // streamsFor is one cluster's streams.
 func (o *fleetOutput) streamsFor(context string) genericiooptions.IOStreams {
 	prefix := "[" + context + "] "
-	out, errOut := &prefixedLines{dst: o.out, prefix: prefix}, &prefixedLines{dst: o.err, prefix: prefix}
+	outPrefix := prefix
+	if o.jsonLines {
+		outPrefix = ""
+	}
+	out := &prefixedLines{dst: o.out, prefix: outPrefix, context: context}
+	errOut := &prefixedLines{dst: o.err, prefix: prefix, context: context}
 	o.mu.Lock()
 	o.open[context] = []*prefixedLines{out, errOut}
 	o.mu.Unlock()
@@ -69,6 +82,22 @@ func (o *fleetOutput) onEvent(e fleet.Event) {
 			state = "failed"
 		}
 		o.eventLine(fmt.Sprintf("%s%s (wave %d, %s, after %s)\n", prefix, state, e.Wave, e.Time.Format(eventTime), e.Result.Duration.Round(10*time.Millisecond)))
+	case fleet.ClusterNotStarted:
+		o.notStartedEvents(e)
+	}
+}
+
+// notStartedEvents writes, with -o events, a cluster's lines when it is
+// not started: an ErrorType saying why and a failed summary, so that
+// every context of the run ends with its summary on stdout too.
+func (o *fleetOutput) notStartedEvents(e fleet.Event) {
+	if !o.jsonLines {
+		return
+	}
+	w := newEventWriter(&prefixedLines{dst: o.out, context: e.Context}, o.command, kcluster.NoDryRun)
+	_ = w.finish(e.Result.Err) // the error is the cluster's, in the matrix; a lost line is writeErr
+	if w.writeErr != nil {
+		o.setUnprinted()
 	}
 }
 
@@ -122,7 +151,11 @@ func (o *fleetOutput) finish(results []fleet.Result) error {
 			failed++
 		}
 	}
-	if err := o.drift.print(o.out); err != nil {
+	across := o.out
+	if o.jsonLines {
+		across = o.err // stdout stays JSON lines; the comparison is for people
+	}
+	if err := o.drift.print(across); err != nil {
 		return withCode(max(worst, exitFailed), fmt.Errorf("printing the states across clusters: %w", err))
 	}
 	if err := printMatrix(o.err, results); err != nil {
@@ -181,8 +214,10 @@ func oneLine(s string, n int) string {
 // clusters writing at once never interleave within a line; a partial line
 // waits for its end (or close).
 type prefixedLines struct {
-	dst     io.Writer
-	prefix  string
+	dst    io.Writer
+	prefix string
+	// context is the cluster's, which -o events writes in a field.
+	context string
 	mu      sync.Mutex
 	partial []byte
 	closed  bool
@@ -217,6 +252,10 @@ func (p *prefixedLines) emit(line []byte) error {
 	_, err := p.dst.Write(buf)
 	return err
 }
+
+// fleetContext names the cluster the writer is one of a run over several
+// contexts for: -o events stamps it on each line.
+func (p *prefixedLines) fleetContext() string { return p.context }
 
 // close ends a partial line and drops whatever comes later.
 func (p *prefixedLines) close() error {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -151,10 +152,11 @@ func TestFleetContextsFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--contexts", "one", "--context", "one"}, "cannot be used with --context"},
 		{[]string{"--contexts", "nope-*"}, `no context matches "nope-*"`},
-		{[]string{"--cluster-selector", "region=eu"}, "--cluster-selector needs --contexts, --all-contexts or --clusters-file"},
+		{[]string{"--cluster-selector", "region=eu"}, "--cluster-selector needs --contexts, --all-contexts, --clusters-file"},
 		{[]string{"--all-contexts", "--cluster-selector", "region=eu"}, "--cluster-selector needs --clusters-file"},
 		{[]string{"--canary", "1"}, "--canary needs --contexts"},
-		{[]string{"--all-contexts", "--confirm"}, "--confirm works in one context"},
+		{[]string{"--all-contexts", "--yes"}, "--yes needs --confirm"},
+		{[]string{"--all-contexts", "--confirm", "--dry-run=server"}, "--dry-run cannot be used with --confirm"},
 		{[]string{"--all-contexts", "--max-parallel", "0"}, "--max-parallel must be at least 1"},
 	} {
 		r := kapplyKubeconfig(t, kubeconfig, append([]string{"apply", "-f", file}, tc.args...)...)
@@ -268,5 +270,25 @@ func TestFleetContextsStatusAcrossClusters(t *testing.T) {
 	r = kapplyKubeconfig(t, kubeconfig, "status", "-f", file, "--contexts", "ok")
 	if strings.Contains(r.stdout, "Across clusters") {
 		t.Errorf("one cluster, yet a comparison:\n%s", r.stdout)
+	}
+
+	// -o json: a JSON line per context, the comparison on stderr.
+	r = kapplyKubeconfig(t, kubeconfig, "status", "-f", file, "--contexts", "ok,edited,empty", "-o", "json")
+	if r.code != 1 || !strings.Contains(r.stderr, "Across clusters:\n") {
+		t.Fatalf("status -o json: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	seen := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		var doc struct {
+			Context string           `json:"context"`
+			Objects []map[string]any `json:"objects"`
+		}
+		if err := json.Unmarshal([]byte(line), &doc); err != nil || len(doc.Objects) != 1 {
+			t.Fatalf("not a line of one context's statuses (%v): %q", err, line)
+		}
+		seen[doc.Context] = line
+	}
+	if len(seen) != 3 || !strings.Contains(seen["edited"], "by-hand") || strings.Contains(seen["ok"], "by-hand") {
+		t.Errorf("status -o json lines by context: %v", seen)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -23,6 +21,7 @@ import (
 func newPlanCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	var opts applyOptions
 	var out string
+	var contexts fleetFlags
 	cmd := &cobra.Command{
 		Use:   "plan (-f FILENAME | -k DIRECTORY) -o PLAN_FILE",
 		Short: "Save what apply would do, to review it and apply exactly that",
@@ -47,12 +46,20 @@ applied. Secret values are never in the file (salted digests only): give apply
   kapply plan -f manifests/ -R -n shop --server-side --prune --applyset=web -o plan.json
 
   # Only the objects labelled app=web, with a chosen field manager
-  kapply plan -f manifests/ -R -l app=web --field-manager=ci -o plan.json`,
+  kapply plan -f manifests/ -R -l app=web --field-manager=ci -o plan.json
+
+  # One plan per context in one file (a PlanList); apply runs each in its own cluster
+  kapply plan -f manifests/ -R --contexts 'prod-*' -o plans.json
+  kapply apply --plan plans.json -f manifests/ -R --canary 1 --wave-size 5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runPlan(cmd.Context(), getter, streams, opts, out)
+			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
+				return runPlan(cmd.Context(), getter, streams, opts, out)
+			})
 		},
 	}
+	contexts.add(cmd)
+	contexts.collectPlans(cmd, &out, streams, true)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "plan", "", selectorExample)
 	flags.StringVarP(&out, "output", "o", "", `the plan file to write ("-" for stdout); required`)
@@ -86,6 +93,10 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if out == "-" {
 		table = streams.ErrOut
 	}
+	if keepFleetPlan(ctx, getter, p) {
+		printPlanTable(table, p) // over several contexts, the plans are written together at the end
+		return nil
+	}
 	if err := writePlan(out, streams.Out, p); err != nil {
 		return runFailed(err)
 	}
@@ -99,25 +110,7 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 // writePlan encodes p to path ("-": stdout), replacing the file only once
 // the whole plan is written.
 func writePlan(path string, stdout io.Writer, p *plan.Plan) error {
-	if path == "-" {
-		return plan.Encode(stdout, p)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kapply-plan-*")
-	if err != nil {
-		return fmt.Errorf("writing the plan: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := plan.Encode(tmp, p); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing the plan %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing the plan %s: %w", path, err)
-	}
-	return nil
+	return writePlanDocument(path, stdout, func(w io.Writer) error { return plan.Encode(w, p) })
 }
 
 // planFiles loads the files and plans them as apply with opts would run:

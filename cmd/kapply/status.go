@@ -141,6 +141,17 @@ func maskSecretValues(d *ownership.Drift, file map[string]any) {
 }
 
 func printStatusJSON(w io.Writer, statuses []apply.ObjectStatus) error {
+	if c, ok := w.(fleetContextWriter); ok {
+		// One cluster of a run over several contexts: one line, whole.
+		line, err := json.Marshal(struct {
+			Context string               `json:"context"`
+			Objects []apply.ObjectStatus `json:"objects"`
+		}{c.fleetContext(), statuses})
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("encoding the status: %w", err))
+		}
+		return writeAll(w, append(line, '\n'))
+	}
 	out, err := json.MarshalIndent(statuses, "", "  ")
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("encoding the status: %w", err))

@@ -33,20 +33,34 @@ var ErrInvalid = errors.New("invalid plan")
 // redact), a checksum over the content, indented for a reviewer. p is
 // not modified. An item that could not be decoded back is an error.
 func Encode(w io.Writer, p *Plan) error {
-	redacted, err := Redacted(p)
+	doc, err := encodeDocument(p)
 	if err != nil {
 		return err
 	}
+	return writeIndented(w, doc)
+}
+
+// encodeDocument is p's document, redacted, checked and summed.
+func encodeDocument(p *Plan) (*document, error) {
+	redacted, err := Redacted(p)
+	if err != nil {
+		return nil, err
+	}
 	if err := check(redacted); err != nil {
-		return err
+		return nil, err
 	}
 	doc, err := toWire(redacted)
 	if err != nil {
-		return fmt.Errorf("encoding the plan: %w", err)
+		return nil, fmt.Errorf("encoding the plan: %w", err)
 	}
 	if doc.Checksum, err = checksum(doc); err != nil {
-		return err
+		return nil, err
 	}
+	return doc, nil
+}
+
+// writeIndented writes doc indented for a reviewer, newline-terminated.
+func writeIndented(w io.Writer, doc any) error {
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the plan: %w", err)
@@ -67,30 +81,74 @@ func Decode(r io.Reader) (*Plan, error) {
 // whose checksum does not match its content (edited by hand), or with an
 // item no run could have made. Every refusal wraps ErrInvalid.
 func DecodeLimited(r io.Reader, maxBytes int64) (*Plan, error) {
+	p, set, err := DecodeAnyLimited(r, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	if set != nil {
+		return nil, fmt.Errorf("%w: the document is a %s of %d context(s) (kapply plan --contexts), not one cluster's plan: apply it with --contexts, or --context to run one of its plans", ErrInvalid, SetKind, len(set.Plans))
+	}
+	return p, nil
+}
+
+// DecodeAny reads a plan document of either kind, at most
+// MaxDocumentBytes: one cluster's Plan (set nil) or a PlanList of one plan
+// per context (p nil).
+func DecodeAny(r io.Reader) (p *Plan, set *Set, err error) {
+	return DecodeAnyLimited(r, MaxDocumentBytes)
+}
+
+// DecodeAnyLimited is DecodeAny refusing a document of more than
+// maxBytes, and whatever DecodeLimited refuses, in each plan of a list.
+func DecodeAnyLimited(r io.Reader, maxBytes int64) (*Plan, *Set, error) {
 	br := bufio.NewReader(io.LimitReader(r, maxBytes+1))
 	skipped, err := startsAsObject(br)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data, err := io.ReadAll(br)
 	if err != nil {
-		return nil, fmt.Errorf("reading the plan: %w", err)
+		return nil, nil, fmt.Errorf("reading the plan: %w", err)
 	}
 	if skipped+int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("%w: the document is larger than %d bytes", ErrInvalid, maxBytes)
+		return nil, nil, fmt.Errorf("%w: the document is larger than %d bytes", ErrInvalid, maxBytes)
 	}
-	if err := checkHeader(data); err != nil {
-		return nil, err
+	kind, err := checkHeader(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if kind == SetKind {
+		set, err := decodeSet(data)
+		return nil, set, err
 	}
 	var doc document
-	strict, err := sigsjson.UnmarshalStrict(data, &doc, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
+	if err := unmarshalStrict(data, &doc); err != nil {
+		return nil, nil, err
+	}
+	p, err := decodeDocument(&doc)
+	return p, nil, err
+}
+
+// unmarshalStrict decodes data into v, refusing unknown and repeated
+// fields.
+func unmarshalStrict(data []byte, v any) error {
+	strict, err := sigsjson.UnmarshalStrict(data, v, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if len(strict) > 0 {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, errors.Join(strict...))
+		return fmt.Errorf("%w: %w", ErrInvalid, errors.Join(strict...))
 	}
-	want, err := checksum(&doc)
+	return nil
+}
+
+// decodeDocument checks doc's kind, checksum and items, and makes its
+// Plan.
+func decodeDocument(doc *document) (*Plan, error) {
+	if doc.APIVersion != APIVersion || doc.Kind != Kind {
+		return nil, fmt.Errorf("%w: apiVersion %q, kind %q is not %s, %s", ErrInvalid, doc.APIVersion, doc.Kind, APIVersion, Kind)
+	}
+	want, err := checksum(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -100,7 +158,7 @@ func DecodeLimited(r io.Reader, maxBytes int64) (*Plan, error) {
 	case doc.Checksum != want:
 		return nil, fmt.Errorf("%w: the checksum does not match the content: the plan was changed after it was written (edited by hand?); make a new plan", ErrInvalid)
 	}
-	p, err := fromWire(&doc)
+	p, err := fromWire(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -135,21 +193,21 @@ func startsAsObject(br *bufio.Reader) (skipped int64, err error) {
 // checkHeader refuses another format before the whole document is
 // decoded, so that a plan of a later version gets "version X is not
 // supported" rather than a complaint about its first unknown field.
-func checkHeader(data []byte) error {
+func checkHeader(data []byte) (kind string, err error) {
 	var header struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
 	if err := json.Unmarshal(data, &header); err != nil {
-		return fmt.Errorf("%w: not a JSON plan document: %w", ErrInvalid, err)
+		return "", fmt.Errorf("%w: not a JSON plan document: %w", ErrInvalid, err)
 	}
-	if header.Kind != Kind {
-		return fmt.Errorf("%w: kind %q is not %q", ErrInvalid, header.Kind, Kind)
+	if header.Kind != Kind && header.Kind != SetKind {
+		return "", fmt.Errorf("%w: kind %q is not %q nor %q", ErrInvalid, header.Kind, Kind, SetKind)
 	}
 	if header.APIVersion != APIVersion {
-		return fmt.Errorf("%w: apiVersion %q is not supported (this kapply reads %s)", ErrInvalid, header.APIVersion, APIVersion)
+		return "", fmt.Errorf("%w: apiVersion %q is not supported (this kapply reads %s)", ErrInvalid, header.APIVersion, APIVersion)
 	}
-	return nil
+	return header.Kind, nil
 }
 
 // checksum is a SHA-256 over the document's canonical content: its
@@ -159,9 +217,13 @@ func checkHeader(data []byte) error {
 func checksum(doc *document) (string, error) {
 	c := *doc
 	c.Checksum = ""
+	return sumJSON(&c)
+}
+
+// sumJSON is the SHA-256 of v's compact JSON, as a checksum field says it.
+func sumJSON(v any) (string, error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	if err := enc.Encode(&c); err != nil {
+	if err := json.NewEncoder(&b).Encode(v); err != nil {
 		return "", fmt.Errorf("computing the plan's checksum: %w", err)
 	}
 	sum := sha256.Sum256(b.Bytes())
