@@ -93,3 +93,50 @@ func TestSuggestIgnoreServerSideScaledByKubectl(t *testing.T) {
 		t.Errorf("a new image with the suggested rules: exit %d, want 1 showing the image only:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestPlanSecretKeyKeptLiveRuns: a plan whose rule keeps a Secret's data
+// key at its live value, the file giving another, could not be executed:
+// apply --plan -f checked the file's value against the plan's and
+// refused ("data.a differ"). The item records the key (keptLive), and the
+// file's value there is taken as live's, which the plan was made with;
+// the key is kept and the file's other key written, client- and
+// server-side.
+func TestPlanSecretKeyKeptLiveRuns(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	secrets := dynClient(t).Resource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}).Namespace(ns)
+	for _, form := range []string{"data", "stringData"} {
+		secret := func(a, b string) string {
+			if form == "data" {
+				a, b = b64(a), b64(b)
+			}
+			return "apiVersion: v1\nkind: Secret\nmetadata: {name: s1}\n" + form + ": {a: " + a + ", b: " + b + "}\n"
+		}
+		for _, mode := range [][]string{nil, {"--server-side"}} {
+			dir := writeFiles(t, map[string]string{"s.yaml": secret("liveAAA1", "liveBBB1")})
+			if r := kapply(t, append([]string{"apply", "-f", dir, "-n", ns}, mode...)...); r.code != 0 {
+				t.Fatalf("apply %v: exit %d: %s", mode, r.code, r.stderr)
+			}
+			writeFile(t, dir, "s.yaml", secret("fileAAA2", "fileBBB2"))
+			planFile := filepath.Join(t.TempDir(), "plan.json")
+			args := append([]string{"plan", "-f", dir, "-n", ns, "--ignore", "kind=Secret,pointer=/data/a", "-o", planFile}, mode...)
+			if r := kapply(t, args...); r.code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+			}
+			if r := kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns); r.code != 0 {
+				t.Errorf("%s %v: apply --plan: exit %d: %s", form, mode, r.code, r.stderr)
+			}
+			live, err := secrets.Get(context.Background(), "s1", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := live.Object["data"].(map[string]any)
+			if data["a"] != b64("liveAAA1") || data["b"] != b64("fileBBB2") {
+				t.Errorf("%s %v: data.a kept live: %v, data.b the file's: %v; want both", form, mode, data["a"] == b64("liveAAA1"), data["b"] == b64("fileBBB2"))
+			}
+			if err := secrets.Delete(context.Background(), "s1", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
