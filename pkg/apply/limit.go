@@ -12,15 +12,19 @@ func each(indexes []int) <-chan int {
 	return out
 }
 
-// forEachLimit calls fn for every index, at most limit at a time.
+// forEachLimit calls fn for every index, at most limit at a time: limit
+// workers take the indexes in turn. Not a goroutine per index: each new
+// goroutine grew its stack again through the JSON encoding and the merge
+// of its object, and copying growing stacks was 7% of the instructions of
+// a no-op apply of 1000 objects (callgrind: runtime.newstack 92M of 1.36G
+// instructions; 17M with workers).
 func forEachLimit(indexes <-chan int, limit int, fn func(int)) {
-	slots := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for i := range indexes {
-		slots <- struct{}{}
+	for range max(limit, 1) {
 		wg.Go(func() {
-			defer func() { <-slots }()
-			fn(i)
+			for i := range indexes {
+				fn(i)
+			}
 		})
 	}
 	wg.Wait()

@@ -131,8 +131,9 @@ func writeOutcome(live, written *unstructured.Unstructured, dryRun, withStatus b
 func (r *runner) plan(o *object, live *unstructured.Unstructured) (*merge.Plan, []string, error) {
 	var warnings []string
 	// The record is attached first: when live's is the same, it need not
-	// be decoded (see lastapplied.Attached.LastApplied).
-	attached, compactWarnings, attachErr := r.attachRecord(o, live)
+	// be decoded (see lastapplied.Attached.LastApplied). The file with its
+	// record is only read (the merge copies what it keeps): shared.
+	attached, compactWarnings, attachErr := r.attachRecord(o, live, true)
 	last, err := attached.LastApplied(live)
 	switch {
 	case errors.Is(err, lastapplied.ErrCompactCorrupt):

@@ -109,13 +109,14 @@ func (r *runner) serverDryRun() []string {
 // warning when the record had to be compacted to fit the annotation limit.
 // live (nil before a create) lends a redacted record its salt.
 func (r *runner) withLastApplied(o *object, live *unstructured.Unstructured) (*unstructured.Unstructured, []string, error) {
-	a, warnings, err := r.attachRecord(o, live)
+	a, warnings, err := r.attachRecord(o, live, false)
 	return a.Obj, warnings, err
 }
 
-// attachRecord is withLastApplied, giving what lastapplied.LastApplied needs.
-func (r *runner) attachRecord(o *object, live *unstructured.Unstructured) (lastapplied.Attached, []string, error) {
-	a, err := lastapplied.AttachRecord(o.Obj, lastapplied.Recording{Secrets: r.opts.SecretRecord, Live: live})
+// attachRecord is withLastApplied, giving what lastapplied.LastApplied needs;
+// shared: see lastapplied.Recording.Shared.
+func (r *runner) attachRecord(o *object, live *unstructured.Unstructured, shared bool) (lastapplied.Attached, []string, error) {
+	a, err := lastapplied.AttachRecord(o.Obj, lastapplied.Recording{Secrets: r.opts.SecretRecord, Live: live, Shared: shared})
 	if err != nil || !a.Compacted {
 		return a, nil, err
 	}

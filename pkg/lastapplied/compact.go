@@ -48,6 +48,11 @@ type Recording struct {
 	// Live is the object on the server, nil when it does not exist yet: a
 	// redacted record keeps the salt of its record (see saltFor).
 	Live *unstructured.Unstructured
+	// Shared gives an object that shares every value of obj but the maps
+	// leading to its annotations, for a caller that never modifies it
+	// below metadata.annotations (a three-way merge reads it): a deep copy
+	// of every object was 2-3% of the CPU of a no-op apply.
+	Shared bool
 }
 
 // AttachWith is Attach with a Secret's values recorded as rec says; the
@@ -84,7 +89,11 @@ func AttachRecord(obj *unstructured.Unstructured, rec Recording) (Attached, erro
 	}
 	room := AnnotationLimit - otherAnnotationsSize(obj)
 	if len(Annotation)+len(record) <= room {
-		a := Attached{Obj: WithRecord(obj, record), record: record, recorded: recorded}
+		withRecord := WithRecord
+		if rec.Shared {
+			withRecord = withRecordShared
+		}
+		a := Attached{Obj: withRecord(obj, record), record: record, recorded: recorded}
 		if bytes.Contains(record, []byte(`\ufffd`)) {
 			// A string that is not UTF-8 was written with U+FFFD in
 			// its place (or the text \ufffd was): what the record

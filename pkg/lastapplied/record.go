@@ -69,6 +69,23 @@ func WithRecord(obj *unstructured.Unstructured, record []byte) *unstructured.Uns
 	return out
 }
 
+// withRecordShared is WithRecord sharing every value of obj but the maps
+// that lead to the annotations (see Recording.Shared).
+func withRecordShared(obj *unstructured.Unstructured, record []byte) *unstructured.Unstructured {
+	out := &unstructured.Unstructured{Object: maps.Clone(obj.Object)}
+	if metadata, ok := out.Object["metadata"].(map[string]any); ok {
+		out.Object["metadata"] = maps.Clone(metadata)
+	}
+	// GetAnnotations copies, SetAnnotations writes a new map.
+	annotations := out.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[Annotation] = string(record)
+	out.SetAnnotations(annotations)
+	return out
+}
+
 // SecretRecord says how a record keeps a v1 Secret's values (data and
 // stringData).
 type SecretRecord int
