@@ -25,7 +25,7 @@ func Select(clusters []Cluster, patterns []string) ([]Cluster, error) {
 	seen := map[string]bool{}
 	for _, pattern := range patterns {
 		match, err := matcher(pattern)
-		if err != nil {
+		if err != nil && !exactName(clusters, pattern) {
 			return nil, err
 		}
 		found := false
@@ -46,17 +46,30 @@ func Select(clusters []Cluster, patterns []string) ([]Cluster, error) {
 	return picked, nil
 }
 
-// matcher turns one pattern of Select into a test of a context name.
+// exactName: some cluster's context is pattern itself. A context may be
+// named what is no glob ("team[a"), and is still picked by its name.
+func exactName(clusters []Cluster, pattern string) bool {
+	for _, c := range clusters {
+		if c.Context == pattern {
+			return true
+		}
+	}
+	return false
+}
+
+// matcher turns one pattern of Select into a test of a context name; a
+// pattern that does not parse matches its exact name alone.
 func matcher(pattern string) (func(string) bool, error) {
+	exact := func(name string) bool { return name == pattern }
 	if expr, ok := strings.CutPrefix(pattern, RegexpPrefix); ok {
 		re, err := regexp.Compile("^(?:" + expr + ")$")
 		if err != nil {
-			return nil, fmt.Errorf("context pattern %q: %w", pattern, err)
+			return exact, fmt.Errorf("context pattern %q: %w", pattern, err)
 		}
 		return re.MatchString, nil
 	}
 	if _, err := path.Match(pattern, ""); err != nil {
-		return nil, fmt.Errorf("context pattern %q: %w", pattern, err)
+		return exact, fmt.Errorf("context pattern %q: %w", pattern, err)
 	}
 	// Context names are not paths (EKS's hold "cluster/NAME"), but
 	// path.Match's * stops at a slash: the slashes of both sides become
