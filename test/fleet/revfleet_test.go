@@ -2,6 +2,8 @@ package fleet_test
 
 import (
 	"context"
+	"encoding/base64"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,5 +83,93 @@ func TestFleetOddContextNames(t *testing.T) {
 	}
 	if r := kapply(t, kubeconfig, "apply", "-f", file, "--all-contexts"); r.code != 0 {
 		t.Errorf("apply unchanged: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// Secret values changed across contexts never show: not in the tables of
+// plan, diff --save-plan and apply --confirm, nor in -o events, the
+// matrix, the PlanList or a refused plan's error.
+func TestFleetSecretValuesNeverShown(t *testing.T) {
+	requireServers(t)
+	f := newFleetConfig(t)
+	f.add(t, "s0", 0)
+	f.add(t, "s1", 1)
+	kubeconfig := f.write(t)
+	secret := func(value string) string {
+		path := filepath.Join(t.TempDir(), "secret.yaml")
+		writeFile(t, path, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  password: "+value+"\n  other: same-"+value+"\n")
+		return path
+	}
+	old, next := secret("OLDvalue7731"), secret("NEWvalue9913")
+	if r := kapply(t, kubeconfig, "apply", "-f", old, "--contexts", "s*"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	diffPlan := filepath.Join(t.TempDir(), "diff.json")
+	runs := []result{
+		kapply(t, kubeconfig, "plan", "-f", next, "--contexts", "s*", "-o", planFile),
+		kapply(t, kubeconfig, "plan", "-f", next, "--contexts", "s*", "-o", "-"),
+		kapply(t, kubeconfig, "diff", "-f", next, "--contexts", "s*", "--save-plan", diffPlan),
+	}
+	// s1's Secret changes after planning: its plan is refused, and says why.
+	if r := kapply(t, kubeconfig, "apply", "-f", secret("MIDvalue5521"), "--context", "s1"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	runs = append(runs,
+		kapply(t, kubeconfig, "apply", "--plan", planFile, "-f", next, "-o", "events"),
+		kapply(t, kubeconfig, "apply", "-f", secret("LASTvalue3318"), "--contexts", "s*", "--confirm", "--yes", "-o", "events"),
+	)
+	for i, r := range runs {
+		for _, v := range []string{"OLDvalue7731", "NEWvalue9913", "MIDvalue5521", "LASTvalue3318"} {
+			for _, enc := range []string{v, base64.StdEncoding.EncodeToString([]byte(v))} {
+				if strings.Contains(r.stdout+r.stderr, enc) {
+					t.Errorf("run %d shows a Secret value %q:\nstdout:\n%s\nstderr:\n%s", i, enc, r.stdout, r.stderr)
+				}
+			}
+		}
+	}
+	if r := runs[3]; r.code == 0 || !strings.Contains(r.stderr, "[s1]") {
+		t.Errorf("apply --plan with s1's Secret changed since: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, path := range []string{planFile, diffPlan} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "NEWvalue9913") || strings.Contains(string(data), base64.StdEncoding.EncodeToString([]byte("NEWvalue9913"))) {
+			t.Errorf("%s holds a Secret value", path)
+		}
+	}
+}
+
+// A context whose exec credential plugin fails fails alone: the others
+// apply, the run exits 1, and a plan over them all writes no PlanList.
+func TestFleetExecCredentialFailsForOneContext(t *testing.T) {
+	requireServers(t)
+	f := newFleetConfig(t)
+	f.add(t, "e0", 0)
+	f.add(t, "e1", 1)
+	f.cfg.Clusters["execfail"] = f.cfg.Clusters["server2"]
+	f.cfg.AuthInfos["execfail"] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
+		APIVersion: "client.authentication.k8s.io/v1", Command: "sh", Args: []string{"-c", "echo token expired >&2; exit 3"},
+		InteractiveMode: clientcmdapi.NeverExecInteractiveMode,
+	}}
+	f.cfg.Contexts["execfail"] = &clientcmdapi.Context{Cluster: "execfail", AuthInfo: "execfail", Namespace: "default"}
+	kubeconfig := f.write(t)
+	file := configMaps(t, 2, "one")
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	r := kapply(t, kubeconfig, "plan", "-f", file, "--all-contexts", "-o", planFile)
+	if r.code != 1 || !strings.Contains(r.stderr, "1 of 3 cluster(s) made none") {
+		t.Errorf("plan: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(planFile); !os.IsNotExist(err) {
+		t.Errorf("a PlanList was written: %v", err)
+	}
+	r = kapply(t, kubeconfig, "apply", "-f", file, "--all-contexts")
+	if r.code != 1 || f.countConfigMaps(t, "e0") != 2 || f.countConfigMaps(t, "e1") != 2 {
+		t.Errorf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	if rows := matrix(t, r.stderr); rows["execfail"].firstError == "-" || rows["e0"].created != "2" {
+		t.Errorf("rows %+v", rows)
 	}
 }
