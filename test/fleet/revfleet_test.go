@@ -1,10 +1,14 @@
 package fleet_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -171,5 +175,80 @@ func TestFleetExecCredentialFailsForOneContext(t *testing.T) {
 	}
 	if rows := matrix(t, r.stderr); rows["execfail"].firstError == "-" || rows["e0"].created != "2" {
 		t.Errorf("rows %+v", rows)
+	}
+}
+
+// SIGINT in the middle of a run over 30 contexts: every context reported
+// finished holds all its objects, one reported not started holds none,
+// the run does not exit 0, and every -o events line on stdout is whole
+// JSON naming its context.
+func TestFleetInterruptedMidRun(t *testing.T) {
+	requireServers(t)
+	f := newFleetConfig(t)
+	names := thirty(t, f)
+	kubeconfig := f.write(t)
+	file := configMaps(t, 20, "one")
+	cmd := kapplyCommand(t, kubeconfig, "apply", "-f", file, "--all-contexts", "--max-parallel", "2", "-o", "events")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var errText strings.Builder
+	scanner := bufio.NewScanner(stderr)
+	sent := false
+	for scanner.Scan() {
+		line := scanner.Text()
+		errText.WriteString(line + "\n")
+		if !sent && strings.Contains(line, "] finished") {
+			sent = true
+			_ = cmd.Process.Signal(os.Interrupt)
+		}
+	}
+	err = cmd.Wait()
+	if err == nil {
+		t.Fatalf("an interrupted run exited 0:\n%s", errText.String())
+	}
+	finished := regexp.MustCompile(`(?m)^\[(c\d\d)\] finished`).FindAllStringSubmatch(errText.String(), -1)
+	done := map[string]bool{}
+	for _, m := range finished {
+		done[m[1]] = true
+		if n := f.countConfigMaps(t, m[1]); n != 20 {
+			t.Errorf("%s reported finished with %d of 20 ConfigMaps", m[1], n)
+		}
+	}
+	if len(done) == len(names) {
+		t.Logf("every context finished before the signal landed")
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		var ev struct {
+			Context string `json:"context"`
+		}
+		if line == "" {
+			continue
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.Context == "" {
+			t.Errorf("not a whole event line: %q (%v)", line, err)
+		}
+	}
+	rows := matrix(t, errText.String())
+	for _, name := range names {
+		row, ok := rows[name]
+		if !ok {
+			t.Errorf("%s has no row in the matrix", name)
+			continue
+		}
+		if row.wave == "-" || strings.Contains(row.firstError, "not started") {
+			if n := f.countConfigMaps(t, name); n != 0 {
+				t.Errorf("%s reported not started with %d ConfigMaps", name, n)
+			}
+		}
+		if !done[name] && row.firstError == "-" {
+			t.Errorf("%s not finished but its row reports no error: %+v", name, row)
+		}
 	}
 }
