@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -250,5 +251,49 @@ func TestFleetInterruptedMidRun(t *testing.T) {
 		if !done[name] && row.firstError == "-" {
 			t.Errorf("%s not finished but its row reports no error: %+v", name, row)
 		}
+	}
+}
+
+// A PlanList's canary whose plan is stale stops the run before any other
+// context writes; --context runs one plan of the list alone; a glob
+// matching nothing and --context with --contexts are refused.
+func TestFleetPlanListCanaryAndPicks(t *testing.T) {
+	requireServers(t)
+	f := newFleetConfig(t)
+	for i := range 4 {
+		f.add(t, fmt.Sprintf("p%d", i), i%3)
+	}
+	kubeconfig := f.write(t)
+	file := configMaps(t, 3, "one")
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	if r := kapply(t, kubeconfig, "plan", "-f", file, "--all-contexts", "-o", planFile); r.code != 0 {
+		t.Fatalf("plan: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := kapply(t, kubeconfig, "apply", "-f", configMaps(t, 1, "early"), "--context", "p0"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	r := kapply(t, kubeconfig, "apply", "--plan", planFile, "-f", file, "--canary", "1")
+	if r.code != 1 {
+		t.Errorf("a stale canary plan: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, name := range []string{"p1", "p2", "p3"} {
+		if n := f.countConfigMaps(t, name); n != 0 {
+			t.Errorf("%s wrote %d ConfigMaps after its canary failed", name, n)
+		}
+	}
+	if r := kapply(t, kubeconfig, "apply", "--plan", planFile, "-f", file, "--context", "p2"); r.code != 0 || f.countConfigMaps(t, "p2") != 3 || f.countConfigMaps(t, "p3") != 0 {
+		t.Errorf("--context p2: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := kapply(t, kubeconfig, "apply", "--plan", planFile, "-f", file, "--contexts", "zz*"); r.code == 0 || !strings.Contains(r.stderr, `no context matches "zz*"`) {
+		t.Errorf("--contexts zz*: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := kapply(t, kubeconfig, "apply", "--plan", planFile, "-f", file, "--contexts", "p3", "--context", "p3"); r.code != 1 || f.countConfigMaps(t, "p3") != 0 {
+		t.Errorf("--context with --contexts: exit %d\n%s", r.code, r.stderr)
+	}
+	// p2's plan ran: the list again applies p1 and p3 (the plan of p2 is
+	// stale now, and p0's was already).
+	r = kapply(t, kubeconfig, "apply", "--plan", planFile, "-f", file, "--contexts", "p1,p3")
+	if r.code != 0 || f.countConfigMaps(t, "p1") != 3 || f.countConfigMaps(t, "p3") != 3 || !strings.Contains(r.stderr, "not picked are not applied: p0, p2") {
+		t.Errorf("--contexts p1,p3: exit %d\n%s", r.code, r.stderr)
 	}
 }
