@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -51,7 +53,7 @@ func newFleetOutput(streams genericiooptions.IOStreams, clusters int, jsonLines 
 
 // streamsFor is one cluster's streams.
 func (o *fleetOutput) streamsFor(context string) genericiooptions.IOStreams {
-	prefix := "[" + context + "] "
+	prefix := contextPrefix(context)
 	outPrefix := prefix
 	if o.jsonLines {
 		outPrefix = ""
@@ -71,7 +73,7 @@ const eventTime = "2006-01-02T15:04:05.000Z07:00"
 // wave and time (the order of a rollout shows), and closes a finished
 // cluster's writers.
 func (o *fleetOutput) onEvent(e fleet.Event) {
-	prefix := "[" + e.Context + "] "
+	prefix := contextPrefix(e.Context)
 	switch e.Kind {
 	case fleet.ClusterStarted:
 		o.eventLine(fmt.Sprintf("%sstarted (wave %d, %s)\n", prefix, e.Wave, e.Time.Format(eventTime)))
@@ -195,9 +197,9 @@ func matrixRow(r fleet.Result) string {
 		firstError = oneLine(r.Err.Error(), 200)
 	}
 	if r.NotStarted {
-		return strings.Join([]string{r.Context, "-", "-", "-", "-", "-", "-", "-", "-", "-", firstError}, "\t")
+		return strings.Join([]string{shownContext(r.Context), "-", "-", "-", "-", "-", "-", "-", "-", "-", firstError}, "\t")
 	}
-	return fmt.Sprintf("%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s", r.Context, r.Wave, r.Created, r.Configured, r.Unchanged,
+	return fmt.Sprintf("%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s", shownContext(r.Context), r.Wave, r.Created, r.Configured, r.Unchanged,
 		r.Pruned, r.Deleted, r.Failed, r.Ready, r.Duration.Round(10*time.Millisecond), firstError)
 }
 
@@ -267,4 +269,20 @@ func (p *prefixedLines) close() error {
 	}
 	p.partial, p.closed = nil, true
 	return err
+}
+
+// contextPrefix is the prefix of a context's lines of text.
+func contextPrefix(context string) string { return "[" + shownContext(context) + "] " }
+
+// shownContext is a context's name as text output shows it: quoted when
+// it holds a control character or a rune not printed as itself, so that
+// a kubeconfig's name can neither forge another context's line (a
+// newline) nor reach the terminal as an escape sequence.
+func shownContext(name string) string {
+	for _, r := range name {
+		if r != ' ' && !unicode.IsPrint(r) {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }

@@ -299,7 +299,7 @@ func confirmAcross(streams genericiooptions.IOStreams, opts applyOptions, set *p
 		asked.Out = streams.ErrOut // stdout is for the objects printed after the run
 	}
 	for _, e := range set.Plans {
-		table := &prefixedLines{dst: asked.Out, prefix: "[" + e.Context + "] "}
+		table := &prefixedLines{dst: asked.Out, prefix: contextPrefix(e.Context)}
 		printPlanTable(table, e.Plan)
 		if err := table.close(); err != nil {
 			return runFailed(fmt.Errorf("showing the plans: %w", err))

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -295,5 +296,36 @@ func TestFleetPlanListCanaryAndPicks(t *testing.T) {
 	r = kapply(t, kubeconfig, "apply", "--plan", planFile, "-f", file, "--contexts", "p1,p3")
 	if r.code != 0 || f.countConfigMaps(t, "p1") != 3 || f.countConfigMaps(t, "p3") != 3 || !strings.Contains(r.stderr, "not picked are not applied: p0, p2") {
 		t.Errorf("--contexts p1,p3: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// A context named with a newline or a terminal escape cannot forge a line
+// of another context, nor send the escape to the terminal: its prefix and
+// matrix row quote it.
+func TestFleetContextNameCannotForgeLines(t *testing.T) {
+	requireServers(t)
+	f := newFleetConfig(t)
+	f.add(t, "c00", 0)
+	evil := "x\n[c00] finished (forged)\x1b[2J"
+	f.add(t, evil, 1)
+	kubeconfig := f.write(t)
+	file := configMaps(t, 1, "one")
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	for _, args := range [][]string{
+		{"apply", "-f", file, "--all-contexts"},
+		{"plan", "-f", file, "--all-contexts", "-o", planFile},
+		{"apply", "-f", file, "--all-contexts", "--confirm", "--yes"},
+	} {
+		r := kapply(t, kubeconfig, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, r.code, r.stderr)
+		}
+		text := r.stdout + r.stderr
+		if strings.Contains(text, "\n[c00] finished (forged)") || strings.Contains(text, "\x1b") {
+			t.Errorf("%v: a context's name forged a line:\n%q", args, text)
+		}
+		if !strings.Contains(text, strconv.Quote(evil)) {
+			t.Errorf("%v: the context is not named quoted:\n%q", args, text)
+		}
 	}
 }
