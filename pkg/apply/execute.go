@@ -89,7 +89,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 		// The parent goes after the Namespaces: it may live in one of them.
 		if n == 1 {
 			if err := r.recordSuperset(ctx, set); err != nil {
-				return x.events, r.secrets.Error(err)
+				return x.events, r.maskError(err)
 			}
 		}
 		// A CRD's event is final once it is established.
@@ -103,7 +103,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 		}
 	}
 	x.finishSet(ctx, set)
-	return x.events, r.secrets.Error(x.setErr)
+	return x.events, r.maskError(x.setErr)
 }
 
 // run executes item i, reporting its event when report is set.

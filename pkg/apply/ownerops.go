@@ -159,10 +159,10 @@ func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace s
 		var objCtx context.Context
 		objCtx, sinks[i] = withWarningSink(ctx)
 		if err := r.prepare(objCtx, o); err != nil {
-			return nil, r.secrets.Error(errorOf(o, err))
+			return nil, r.maskError(errorOf(o, err))
 		}
 		if plans[i], err = planOne(r, objCtx, o); err != nil {
-			return nil, r.secrets.Error(errorOf(o, err))
+			return nil, r.maskError(errorOf(o, err))
 		}
 		res := result(&plans[i])
 		res.Object, res.Source = o.Obj, o.Source
