@@ -30,9 +30,8 @@ func (in Input) objects() ([]*object, error) {
 	}
 	out := make([]*object, len(in.Objects))
 	for i, u := range in.Objects {
-		if u == nil {
-			// Every operation reads the object's map: a nil one panicked.
-			return nil, fmt.Errorf("Input.Objects[%d] is nil: give an object with apiVersion, kind and metadata.name", i)
+		if err := checkObject(fmt.Sprintf("Input.Objects[%d]", i), u); err != nil {
+			return nil, err
 		}
 		out[i] = &object{Obj: u}
 		if in.Sources != nil {
