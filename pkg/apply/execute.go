@@ -62,6 +62,11 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	if p == nil {
 		return nil, errors.New("no plan to execute")
 	}
+	// A plan built in code skipped Decode's checks: a prune item without
+	// a UID would delete whatever object bears the name now.
+	if err := plan.Check(p); err != nil {
+		return nil, err
+	}
 	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation,
 		Namespace: opts.Namespace, SecretRecord: opts.SecretRecord, ForceConflicts: opts.ForceConflicts},
 		Options: Options{Timeout: opts.Timeout}, Cascade: opts.Cascade})
