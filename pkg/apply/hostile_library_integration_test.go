@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/delete"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -83,5 +84,64 @@ func TestGoTypedObjectsAreRefusedNotPanicked(t *testing.T) {
 				t.Errorf("err %v, want the Go int at .spec.replicas refused", err)
 			}
 		})
+	}
+}
+
+// TestExecuteChecksPlansBuiltInCode: a plan built in code (not decoded)
+// gets the checks a decoded one gets. A prune item without the live
+// object's UID deleted whatever object bears the name now, without the
+// precondition a plan promises; an item whose object names another
+// namespace, and an object planned twice, ran too. Each is refused, and
+// the live object is left.
+func TestExecuteChecksPlansBuiltInCode(t *testing.T) {
+	w := newPlanWorld(t, "codeplan")
+	w.mustApply(w.configMap("live", map[string]any{"k": "v"}))
+	cluster := w.plan(w.configMap("live", map[string]any{"k": "v"})).Cluster
+	live := plan.ID{Version: "v1", Kind: "ConfigMap", Namespace: w.ns, Name: "live"}
+	other := plan.ID{Version: "v1", Kind: "ConfigMap", Namespace: w.ns, Name: "other"}
+	object := func(ns string) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "other", "namespace": ns}}
+	}
+	for name, items := range map[string][]plan.Item{
+		"prune without UID":       {{Action: plan.Prune, ID: live}},
+		"object of another space": {{Action: plan.Create, ID: other, Merged: object("kube-system")}},
+		"object twice":            {{Action: plan.Create, ID: other, Merged: object(w.ns)}, {Action: plan.Create, ID: other, Merged: object(w.ns)}},
+	} {
+		events, err := w.applier.Execute(context.Background(), &plan.Plan{Cluster: cluster, Items: items}, apply.ExecuteOptions{})
+		if !errors.Is(err, plan.ErrInvalid) || len(events) != 0 {
+			t.Errorf("%s: %v, %d events; want the plan refused as invalid", name, err, len(events))
+		}
+		if w.read(configMaps, "live") == nil {
+			t.Fatalf("%s: the live object was deleted", name)
+		}
+	}
+}
+
+// TestPruneWithNoScopeIsRefused: Prune (and Apply with Prune set) given
+// prune.Options with neither Selector nor ApplySet — a zero value — pruned
+// every object of the allowlisted kinds in the namespace that the input did
+// not declare (kubectl refuses this without --all). It is refused, nothing
+// deleted, unless All says so.
+func TestPruneWithNoScopeIsRefused(t *testing.T) {
+	w := newPlanWorld(t, "noscope")
+	ctx := context.Background()
+	keep := w.configMap("keep", map[string]any{"k": "v"})
+	w.mustApply(keep, w.configMap("bystander", map[string]any{"k": "v"}))
+	in := func() apply.Input { return apply.Input{Objects: []*unstructured.Unstructured{keep.DeepCopy()}} }
+	events, err := w.applier.Prune(ctx, in(), apply.PruneOptions{Namespace: w.ns})
+	var pruneErr *apply.PruneError
+	if !errors.As(err, &pruneErr) || len(events) != 0 || !strings.Contains(err.Error(), "prune.Options.All") {
+		t.Errorf("prune with zero options: %v, %d events; want a PruneError naming All", err, len(events))
+	}
+	events, _ = w.applier.Apply(ctx, in(), apply.Options{Prune: &prune.Options{}})
+	for _, ev := range events {
+		if ev.Outcome == apply.Pruned {
+			t.Errorf("apply with zero prune options pruned %s", apply.ObjectRef(ev.Object))
+		}
+	}
+	w.read(configMaps, "bystander") // fails the test when it is gone
+	events, err = w.applier.Prune(ctx, in(), apply.PruneOptions{Namespace: w.ns, Options: prune.Options{All: true}})
+	if err != nil || len(events) != 1 || events[0].Outcome != apply.Pruned {
+		t.Errorf("prune with All: %v, %v; want the bystander pruned", err, events)
 	}
 }
