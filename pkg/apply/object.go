@@ -64,8 +64,12 @@ func (o *object) Ref() string { return ObjectRef(o.Obj) }
 func errorOf(o *object, err error) error { return ErrorOf(o.Obj, o.Source, err) }
 
 // ObjectName names obj the way kubectl prints it in a result line:
-// kind.group/name.
+// kind.group/name. An event about no object (a prune step that failed)
+// has a nil Object: its name is empty.
 func ObjectName(obj *unstructured.Unstructured) string {
+	if obj == nil {
+		return ""
+	}
 	gk := obj.GroupVersionKind().GroupKind()
 	ref := strings.ToLower(gk.Kind)
 	if gk.Group != "" {
@@ -77,6 +81,9 @@ func ObjectName(obj *unstructured.Unstructured) string {
 // ObjectRef is ObjectName with the namespace, when there is one:
 // kind.group/name -n ns.
 func ObjectRef(obj *unstructured.Unstructured) string {
+	if obj == nil {
+		return ""
+	}
 	if ns := obj.GetNamespace(); ns != "" {
 		return ObjectName(obj) + " -n " + ns
 	}
