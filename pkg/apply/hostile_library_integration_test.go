@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -143,5 +146,48 @@ func TestPruneWithNoScopeIsRefused(t *testing.T) {
 	events, err = w.applier.Prune(ctx, in(), apply.PruneOptions{Namespace: w.ns, Options: prune.Options{All: true}})
 	if err != nil || len(events) != 1 || events[0].Outcome != apply.Pruned {
 		t.Errorf("prune with All: %v, %v; want the bystander pruned", err, events)
+	}
+}
+
+// TestWaitEndsItsGoroutines: a long-lived Applier's Wait on an object
+// that never becomes ready, ended by its context (deadline or cancel),
+// leaves no goroutine behind. apimachinery's watch.Filter, which the wait
+// used, left one per wait blocked on an event nobody read (12 after 40
+// waits), each holding the object.
+func TestWaitEndsItsGoroutines(t *testing.T) {
+	w := newPlanWorld(t, "waitleak")
+	dep := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "never", "namespace": w.ns},
+		"spec": map[string]any{"replicas": int64(1), "selector": map[string]any{"matchLabels": map[string]any{"a": "b"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "b"}},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nope"}}}}}}}
+	events, err := w.applier.Apply(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{dep}}, apply.Options{})
+	if err != nil || events[0].Err != nil {
+		t.Fatal(err, events[0].Err)
+	}
+	for i := 0; i < 20; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(100+10*i)*time.Millisecond)
+		if _, err := w.applier.Wait(ctx, events, apply.WaitOptions{}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("wait %d: %v, want the deadline", i, err)
+		}
+		cancel()
+		ctx, cancel = context.WithCancel(context.Background())
+		time.AfterFunc(time.Duration(10*i)*time.Millisecond, cancel)
+		if _, err := w.applier.Wait(ctx, events, apply.WaitOptions{}); !errors.Is(err, context.Canceled) {
+			t.Fatalf("wait %d: %v, want the cancel", i, err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stacks := make([]byte, 1<<22)
+		stacks = stacks[:runtime.Stack(stacks, true)]
+		left := regexp.MustCompile(`(?m)^k8s\.io/apimachinery/pkg/watch\.\(\*filteredWatch\)|^github\.com/kapply/kapply/pkg/wait\.`).FindAll(stacks, -1)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines of the waits are left:\n%s", len(left), stacks)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
