@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/apply"
@@ -190,4 +191,30 @@ func TestWaitEndsItsGoroutines(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// TestDeleteOfSecretNamedOnlyMasksLiveValues: a program deleting a Secret
+// by name (an object with no data: the values are known only live) gets
+// the policy's denial, which quotes the live value, masked.
+func TestDeleteOfSecretNamedOnlyMasksLiveValues(t *testing.T) {
+	w := newPlanWorld(t, "namedonly")
+	installQuotingPolicies(t, w.ns)
+	w.mustApply(w.secret("kept", "nodelete", keptValue))
+	named := w.secret("kept", "nodelete", "")
+	unstructured.RemoveNestedField(named.Object, "data")
+	for _, propagation := range []string{"", "Foreground", "Orphan"} {
+		events, err := w.applier.Delete(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{named}},
+			deleteOptions(propagation))
+		noLeak(t, "delete by name "+propagation, err, events...)
+		var objErr *apply.ObjectError
+		if len(events) != 1 || !errors.As(events[0].Err, &objErr) {
+			t.Fatalf("delete by name %s: %v %v, want the denial", propagation, err, events)
+		}
+		noLeak(t, "delete by name, ObjectError", objErr)
+		wantMasked(t, "delete by name "+propagation, events[0])
+	}
+}
+
+func deleteOptions(propagation string) delete.Options {
+	return delete.Options{Cascade: metav1.DeletionPropagation(propagation)}
 }
