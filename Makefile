@@ -59,7 +59,8 @@ bench: build k8s-bin
 	$(GO) run ./hack/bench $(BENCH_FLAGS)
 
 ## bench-fleet: kapply over 30 contexts on three local servers x 200 objects, against three concurrent
-# single-server runs and a shell loop over the contexts; peak RSS by --max-parallel (hack/bench -fleet)
+# single-server runs and a shell loop over the contexts, creating then re-applying; peak RSS by
+# --max-parallel and by contexts (hack/bench -fleet). Remote-like servers: BENCH_FLAGS='-latency 25ms -runs 3'
 bench-fleet: build k8s-bin
 	$(GO) run ./hack/bench -fleet -objects 200 -contexts 30 $(BENCH_FLAGS)
 

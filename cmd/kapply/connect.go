@@ -25,6 +25,7 @@ func loadAndConnect(ctx context.Context, getter *genericclioptions.ConfigFlags, 
 	if ctx.Err() != nil && len(errs) > 0 {
 		return nil, apply.Input{}, errors.Join(errs...)
 	}
+	cfg.sharedSchemas = sharedSchemas(ctx)
 	applier, err := newApplier(getter, cfg)
 	return applier, inputOf(objects, errs), err
 }
@@ -42,6 +43,9 @@ type applierConfig struct {
 	mergeKeys []schema.Override
 	// parallel is --parallel (0: apply.DefaultParallel).
 	parallel int
+	// sharedSchemas are the OpenAPI documents of a run over several
+	// contexts, parsed once for all (nil in one context).
+	sharedSchemas *schema.SharedDocuments
 }
 
 // newApplier builds an Applier from the kubeconfig flags.
@@ -62,6 +66,6 @@ func newApplier(getter genericclioptions.RESTClientGetter, cfg applierConfig) (*
 	if err != nil {
 		return nil, err
 	}
-	clients.Parallel = cfg.parallel
+	clients.Parallel, clients.SharedSchemas = cfg.parallel, cfg.sharedSchemas
 	return apply.NewApplier(clients), nil
 }

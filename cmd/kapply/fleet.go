@@ -14,6 +14,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/fleet"
+	"github.com/kapply/kapply/pkg/schema"
 )
 
 // fleetFlags are the flags that run a command over many contexts: which
@@ -141,7 +142,10 @@ func (f *fleetFlags) runOver(cmd *cobra.Command, getter *genericclioptions.Confi
 	out.stdin = f.stdin // read once for all the run's passes (apply --confirm plans, then applies)
 	out.command = cmd.Name()
 	opts.OnEvent = out.onEvent
-	return fleet.Run(cmd.Context(), clusters, opts, f.job(cmd, getter, out, fn)), out
+	// The clusters share the OpenAPI documents they parse, by the hash
+	// their servers list; the store ends with this pass.
+	ctx := context.WithValue(cmd.Context(), sharedSchemasKey{}, schema.NewSharedDocuments())
+	return fleet.Run(ctx, clusters, opts, f.job(cmd, getter, out, fn)), out
 }
 
 // jsonLinesRequested says whether the command's stdout is JSON lines that
@@ -213,6 +217,17 @@ func firstError(err error, firstFailure error, code int) error {
 		return fmt.Errorf("exit status %d", code)
 	}
 	return err
+}
+
+// sharedSchemasKey is the context key of a run's shared OpenAPI
+// documents over several contexts.
+type sharedSchemasKey struct{}
+
+// sharedSchemas are the OpenAPI documents shared by the clusters of the
+// run ctx belongs to; nil outside a run over several contexts.
+func sharedSchemas(ctx context.Context) *schema.SharedDocuments {
+	shared, _ := ctx.Value(sharedSchemasKey{}).(*schema.SharedDocuments)
+	return shared
 }
 
 // fleetTallyKey is the context key of a cluster's fleetTally.

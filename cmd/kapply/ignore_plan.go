@@ -92,7 +92,7 @@ func (pi *planIgnore) filter(p *plan.Plan) {
 		switch {
 		case it.Action == plan.Update && len(kept) == 0:
 			it.Action, it.Patch = plan.Unchanged, plan.Patch{}
-		case it.Action == plan.Apply:
+		case it.Action == plan.Apply || it.Action == plan.Update:
 			it.KeptLive = r.kept
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,8 +18,8 @@ import (
 )
 
 // writeTrees writes the fleet tree (-objects objects without a namespace:
-// each context's applies) and the single-server tree (the same objects in
-// each of -contexts/3 namespaces).
+// each context's applies) and, for each of -runs repetitions, a
+// single-server tree (the same objects in each of -contexts/3 namespaces).
 func (b *fleetBench) writeTrees() error {
 	tr, err := newTree(filepath.Join(b.work, "fleet-tree"), "fleet", b.cfg)
 	if err != nil {
@@ -31,10 +30,12 @@ func (b *fleetBench) writeTrees() error {
 		if err := b.render(tr, filepath.Join(b.work, "fleet-tree"), obj); err != nil {
 			return err
 		}
-		for _, ns := range singleNamespaces(b.cfg.contexts / fleetServers) {
-			obj.Namespace = ns
-			if err := b.render(tr, filepath.Join(b.work, "single-tree", ns), obj); err != nil {
-				return err
+		for rep := range b.cfg.runs {
+			for _, ns := range singleNamespaces(rep, b.cfg.contexts/fleetServers) {
+				obj.Namespace = ns
+				if err := b.render(tr, filepath.Join(b.singleTree(rep), ns), obj); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -62,13 +63,20 @@ func (b *fleetBench) render(tr *tree, dir string, obj object) error {
 	return nil
 }
 
-// singleNamespaces are the namespaces of the single-server tree.
-func singleNamespaces(n int) []string {
+// singleNamespaces are the namespaces of the single-server tree of
+// repetition rep.
+func singleNamespaces(rep, n int) []string {
 	names := make([]string, n)
 	for i := range names {
-		names[i] = fmt.Sprintf("single-%02d", i)
+		names[i] = fmt.Sprintf("single%d-%02d", rep, i)
 	}
 	return names
+}
+
+// singleTree is the single-server tree of repetition rep: each creates
+// its objects anew.
+func (b *fleetBench) singleTree(rep int) string {
+	return filepath.Join(b.work, fmt.Sprintf("single-tree-%d", rep))
 }
 
 func contextName(set string, i int) string { return fmt.Sprintf("%s-%02d", set, i) }
@@ -120,10 +128,4 @@ func (b *fleetBench) createNamespaces(ctx context.Context, s *testcluster.Cluste
 		}
 	}
 	return nil
-}
-
-// lastLines is the end of a command's output, for an error message.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

@@ -54,6 +54,13 @@ type config struct {
 	fleet    bool
 	contexts int
 	latency  time.Duration
+	// skipMemory leaves out -fleet's memory runs; profile is a folder for
+	// a CPU profile of each kapply run -fleet measures.
+	skipMemory bool
+	profile    string
+	// hold, with -fleet, sets the servers and contexts up and waits for
+	// an interrupt instead of measuring: for profiling by hand.
+	hold bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -63,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.objects, "objects", 1000, "objects per tool, its Namespaces included")
 	fs.IntVar(&cfg.namespaces, "namespaces", 10, "namespaces per tool")
 	fs.IntVar(&cfg.parallel, "parallel", 16, "concurrency: kapply's --parallel (when it has it) and the floor's workers")
-	fs.IntVar(&cfg.runs, "runs", 1, "repetitions of the whole sequence, each in fresh namespaces; the table shows medians")
+	fs.IntVar(&cfg.runs, "runs", 1, "repetitions of the whole sequence, each in fresh namespaces; the table shows medians (-fleet: creates, each in new contexts, and re-applies of each arm, alternated)")
 	fs.StringVar(&cfg.kapply, "kapply", "bin/kapply", "the kapply binary to measure")
 	fs.StringVar(&cfg.baseline, "baseline", "", "another kapply binary (an older build) measured in the same runs, phase by phase after -kapply: column kapply-base, ratio kapply/base")
 	fs.StringVar(&cfg.kubectl, "kubectl", "kubectl", "the kubectl binary, looked up on PATH; empty to leave kubectl out")
@@ -75,6 +82,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&cfg.fleet, "fleet", false, "measure kapply over many contexts on three servers instead (-contexts x -objects objects; make bench-fleet)")
 	fs.IntVar(&cfg.contexts, "contexts", 30, "with -fleet: the contexts, spread over the three servers")
 	fs.DurationVar(&cfg.latency, "latency", 0, "with -fleet: reach each server through a proxy that delays every chunk this long each way, as a remote cluster")
+	fs.BoolVar(&cfg.skipMemory, "skip-memory", false, "with -fleet: leave out the peak RSS runs by --max-parallel and by number of contexts")
+	fs.StringVar(&cfg.profile, "profile", "", "with -fleet: write a CPU profile of each kapply run into this folder (kapply-NNN.pprof, in the order measured)")
+	fs.BoolVar(&cfg.hold, "hold", false, "with -fleet: set up the servers, contexts and trees, print where they are, and wait for an interrupt instead of measuring (for profiling by hand)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}

@@ -43,9 +43,9 @@ type runAnswers struct {
 // through the run's retry rule and end with ctx.
 func newRunAnswers(ctx context.Context, c Clients, isBuiltin func(k8sschema.GroupVersionKind) bool, retry func(context.Context, func() error) error) *runAnswers {
 	a := &runAnswers{mapper: c.Mapper, dynamic: c.Dynamic, retry: retry, isBuiltin: isBuiltin}
-	cfg := schema.ResolverConfig{IsBuiltin: isBuiltin, Overrides: c.MergeKeys}
+	cfg := schema.ResolverConfig{IsBuiltin: isBuiltin, Overrides: c.MergeKeys, Shared: c.SharedSchemas}
 	if c.OpenAPI != nil {
-		cfg.Source = &openAPISource{ctx: ctx, client: openapi.NewClientWithContext(c.OpenAPI), retry: retry}
+		cfg.Source = &openAPISource{ctx: ctx, client: openapi.NewClientWithContext(c.OpenAPI), retry: retry, host: c.Host}
 	}
 	if c.Dynamic != nil {
 		cfg.ServerCRD = func(gvk k8sschema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
@@ -111,23 +111,17 @@ type openAPISource struct {
 	ctx    context.Context
 	client openapi.ClientWithContext
 	retry  func(context.Context, func() error) error
+	// host is the server's URL, which names it in OpenAPIV3URL.
+	host string
 
 	mu    sync.Mutex
 	paths map[string]openapi.GroupVersionWithContext
 }
 
 func (s *openAPISource) OpenAPIV3(gv k8sschema.GroupVersion) ([]byte, error) {
-	paths, err := s.listed()
+	path, doc, err := s.listing(gv)
 	if err != nil {
 		return nil, err
-	}
-	path := "apis/" + gv.Group + "/" + gv.Version
-	if gv.Group == "" {
-		path = "api/" + gv.Version
-	}
-	doc, ok := paths[path]
-	if !ok {
-		return nil, &schema.NotFoundError{GVK: gv.WithKind("")}
 	}
 	var data []byte
 	err = s.retry(s.ctx, func() error {
@@ -139,6 +133,33 @@ func (s *openAPISource) OpenAPIV3(gv k8sschema.GroupVersion) ([]byte, error) {
 		return nil, fmt.Errorf("fetching OpenAPI v3 document %s: %w", path, err)
 	}
 	return data, nil
+}
+
+// OpenAPIV3URL names gv's document as the listing does, with its hash
+// (schema.HashedSource).
+func (s *openAPISource) OpenAPIV3URL(gv k8sschema.GroupVersion) (server, path string, err error) {
+	_, doc, err := s.listing(gv)
+	if err != nil {
+		return "", "", err
+	}
+	return s.host, doc.ServerRelativeURL(), nil
+}
+
+// listing is gv's entry in the run's listing, and its path there.
+func (s *openAPISource) listing(gv k8sschema.GroupVersion) (string, openapi.GroupVersionWithContext, error) {
+	paths, err := s.listed()
+	if err != nil {
+		return "", nil, err
+	}
+	path := "apis/" + gv.Group + "/" + gv.Version
+	if gv.Group == "" {
+		path = "api/" + gv.Version
+	}
+	doc, ok := paths[path]
+	if !ok {
+		return "", nil, &schema.NotFoundError{GVK: gv.WithKind("")}
+	}
+	return path, doc, nil
 }
 
 // listed is the run's listing of the server's documents. Callers wait for

@@ -22,6 +22,10 @@ type Clients struct {
 	// Parallel bounds how many objects a run of the Applier writes at once
 	// (default DefaultParallel).
 	Parallel int
+	// SharedSchemas, when set, are the OpenAPI documents the Appliers of
+	// the same command over other contexts parsed, shared by the hash the
+	// server lists (schema.SharedDocuments); nil: each run parses its own.
+	SharedSchemas *schema.SharedDocuments
 }
 
 // NewClients builds the clients of cfg (cluster.NewClients); mergeKeys are

@@ -293,6 +293,13 @@ func (r *runner) withFileSecret(it plan.Item, secrets map[plan.ID]*object, live 
 	if !ok {
 		return it, errRedacted
 	}
+	// The plan was made from the file with the keys its rules keep at
+	// live's values (the item's KeptLive): so is the file checked.
+	if live != nil && len(it.KeptLive) > 0 {
+		kept := *file
+		kept.Obj = &unstructured.Unstructured{Object: it.WithKeptSecretValues(file.Obj.Object, live.Object)}
+		file = &kept
+	}
 	body, _, err := r.withLastApplied(file, live)
 	if err != nil {
 		return it, err

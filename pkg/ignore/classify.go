@@ -138,24 +138,34 @@ func (s Sides) serverClass(p fieldpath.Path) Class {
 }
 
 // others are the owners of p other than the request's managers, without
-// their subresource ("hpa (scale)" is hpa): a rule names the manager.
+// their subresource ("hpa (scale)" is hpa): a rule names the manager. One
+// whose name is the request's own keeps it ("kubectl (scale)" under apply
+// --server-side, which applies as kubectl): a rule naming the manager
+// would silence the apply's own fields too, so Suggest writes a path.
 func (s Sides) others(owners plan.Owners, p fieldpath.Path) []string {
 	if owners == nil {
 		return nil
 	}
 	var out []string
 	for _, o := range owners.Of(p) {
-		if !s.isApplier(o) {
-			name, _, _ := strings.Cut(o, " (")
-			out = append(out, name)
+		if s.isApplier(o) {
+			continue
 		}
+		name, _, _ := strings.Cut(o, " (")
+		if slices.Contains(s.Appliers, name) {
+			name = o
+		}
+		out = append(out, name)
 	}
 	return out
 }
 
+// isApplier reports an owner that is the request's: one of its managers
+// writing the object itself. A write through a subresource ("kubectl
+// (scale)") is another writer even under the request's name: the server
+// reports it as a conflict.
 func (s Sides) isApplier(owner string) bool {
-	name, _, _ := strings.Cut(owner, " (")
-	return slices.Contains(s.Appliers, name)
+	return !strings.Contains(owner, " (") && slices.Contains(s.Appliers, owner)
 }
 
 // classifyApply classes a server-side apply's changes, live to the

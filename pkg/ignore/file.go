@@ -33,11 +33,25 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// ReadFile reads a rules file (see docs/ignore.md).
+// maxRulesFileSize bounds the rules file read: os.ReadFile reads a device
+// to its end, and --ignore-file /dev/zero grew the process past 22 GB
+// until the kernel killed it. A rules file holds a few hundred rules.
+const maxRulesFileSize = 4 << 20
+
+// ReadFile reads a rules file (see docs/ignore.md): a regular file, a
+// FIFO or a device (/dev/stdin), up to maxRulesFileSize.
 func ReadFile(name string) ([]*Rule, error) {
-	data, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("reading ignore rules: %w", err)
+	}
+	defer f.Close() //nolint:errcheck // read only
+	data, err := io.ReadAll(io.LimitReader(f, maxRulesFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading ignore rules: %w", err)
+	}
+	if len(data) > maxRulesFileSize {
+		return nil, fmt.Errorf("reading ignore rules: %s is larger than %d MiB, the most kapply reads from a rules file", name, maxRulesFileSize>>20)
 	}
 	return Parse(name, data)
 }
@@ -65,8 +79,16 @@ func Parse(name string, data []byte) ([]*Rule, error) {
 		return nil, &LineError{File: name, Line: top.Line, Err: fmt.Errorf("expected a mapping with apiVersion, kind and rules")}
 	}
 	var rulesNode *yaml.Node
+	seen := map[string]int{}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		key, value := top.Content[i], top.Content[i+1]
+		// yaml.v3 checks duplicate keys only when it decodes into a map
+		// or struct, not into a Node: a second rules: replaced the first,
+		// whose rules were then dropped without a word.
+		if first, dup := seen[key.Value]; dup {
+			return nil, &LineError{File: name, Line: key.Line, Err: fmt.Errorf("mapping key %q already defined at line %d", key.Value, first)}
+		}
+		seen[key.Value] = key.Line
 		switch key.Value {
 		case "apiVersion":
 			if value.Value != APIVersion {

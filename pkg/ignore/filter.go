@@ -2,6 +2,7 @@ package ignore
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/merge"
@@ -82,6 +83,7 @@ func FilterChanges(changes []plan.Change, strippedLive, strippedAfter map[string
 // expression that ran out of time: which fields to keep is unknown.
 func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any) (map[string]any, []fieldpath.Path, error) {
 	out := merge.DeepCopy(file).(map[string]any)
+	fileView := withStringDataFolded(file, stringDataOf(id, file))
 	var set, drop []fieldpath.Path
 	for _, r := range rs.For(id) {
 		fromLive, err := r.pathsInTimed(live, managed)
@@ -98,7 +100,7 @@ func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any)
 				set = append(set, p)
 			}
 		}
-		fromFile, err := r.pathsInTimed(file, managed)
+		fromFile, err := r.pathsInTimed(fileView, managed)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -109,6 +111,9 @@ func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any)
 		}
 	}
 	removeAll(out, drop)
+	if stringDataOf(id, out) != nil {
+		dropStringDataOf(out, append(slices.Clone(set), drop...))
+	}
 	keepServerFieldsOut(out, file)
 	return out, append(set, drop...), nil
 }

@@ -110,11 +110,7 @@ func (r *Rule) pathsInTimed(obj map[string]any, managed Managed) ([]fieldpath.Pa
 		if errors.Is(err, context.DeadlineExceeded) {
 			timedOut = fmt.Errorf("ignore rule %s: a jq expression ran longer than %s", r.Origin, jqTimeout)
 		}
-		for _, steps := range found {
-			if fp, ok := jqPath(steps); ok && exists(fp, obj) {
-				out = append(out, fp)
-			}
-		}
+		out = append(out, found...)
 	}
 	if managed != nil {
 		for _, m := range r.ManagedFieldsManagers {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/itchyny/gojq"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -58,7 +59,7 @@ func (r *Rule) compile() error {
 		// then removed from each side (Argo CD runs del(...) instead;
 		// paths let a rule that matched nothing be told, and apply
 		// --respect-ignore copy the live values there).
-		q, err := gojq.Parse("[path(" + expr + ")]")
+		q, err := gojq.Parse("path(" + expr + ")")
 		if err != nil {
 			return &valueError{expr, fmt.Errorf("jq expression %q: %w", expr, err)}
 		}
@@ -158,27 +159,36 @@ func (rs *Rules) For(id plan.ID) []*Rule {
 	return out
 }
 
-// runJQ returns the paths code selects in obj, as jq prints them
-// (strings and numbers).
-func runJQ(code *gojq.Code, obj map[string]any) ([][]any, error) {
+// runJQ returns the paths code selects in obj that obj holds, each once.
+// The paths are taken one by one, not collected in [path(EXPR)]: an
+// expression yielding paths without end (repeat, recurse) held them all
+// until its time ran out, 400 MB for one Secret; kept only when obj holds
+// them and once each, they are bounded by obj. An error (iterating a field
+// obj lacks) is no match at all, as before.
+func runJQ(code *gojq.Code, obj map[string]any) ([]fieldpath.Path, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), jqTimeout)
 	defer cancel()
 	iter := code.RunWithContext(ctx, jqValue(obj))
-	v, ok := iter.Next()
-	if !ok {
-		return nil, nil
-	}
-	if err, isErr := v.(error); isErr {
-		return nil, err
-	}
-	list, _ := v.([]any)
-	out := make([][]any, 0, len(list))
-	for _, p := range list {
-		if steps, ok := p.([]any); ok {
-			out = append(out, steps)
+	var out []fieldpath.Path
+	seen := map[string]bool{}
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			return out, nil
+		}
+		if err, isErr := v.(error); isErr {
+			return nil, err
+		}
+		steps, _ := v.([]any)
+		fp, ok := jqPath(steps)
+		if !ok || !exists(fp, obj) {
+			continue
+		}
+		if s := fp.String(); !seen[s] {
+			seen[s] = true
+			out = append(out, fp)
 		}
 	}
-	return out, nil
 }
 
 // jqValue converts obj to the types gojq takes: its integers are int,

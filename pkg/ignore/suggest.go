@@ -17,14 +17,16 @@ import (
 // Suggest is the rule that silences, on the object id, the fields the
 // file does not cause: a JSON pointer per field the server changed (a jq
 // expression where the path selects a list element by key), the manager
-// of each field another writer owns. nil when there is none.
+// of each field another writer owns (a path when that manager writes as
+// the request does, through a subresource: naming it would silence the
+// request's own fields). nil when there is none.
 func Suggest(id plan.ID, fields []Field) *Rule {
 	group := id.Group
 	r := &Rule{Group: &group, Kind: id.Kind, Namespace: id.Namespace, Name: id.Name}
 	for _, f := range fields {
 		switch {
 		case !f.Class.FromServer():
-		case f.Class == OtherWriter:
+		case f.Class == OtherWriter && !strings.Contains(f.Manager, " ("):
 			if !slices.Contains(r.ManagedFieldsManagers, f.Manager) {
 				r.ManagedFieldsManagers = append(r.ManagedFieldsManagers, f.Manager)
 			}

@@ -78,8 +78,10 @@ type Item struct {
 	// KeptLive are the fields a server-side apply body carries at their
 	// live values because ignore rules keep them as they are live (kapply
 	// plan with rules): Verify refuses the item when one of them moved
-	// live since, rather than write the old value back. A patch item has
-	// none: its patch does not write those fields.
+	// live since, rather than write the old value back. A patch item
+	// lists them too, but its patch does not write them, so a move is
+	// tolerated; a Secret's kept keys tell apply --plan -f which of the
+	// file's values the plan did not take (WithKeptSecretValues).
 	KeptLive []fieldpath.Path
 }
 

@@ -114,7 +114,9 @@ func (it Item) changedFields(live *unstructured.Unstructured) []fieldpath.Path {
 // (KeptLive) that live no longer holds: the body would write the old
 // value back over the writer the rules leave them to.
 func (it Item) movedKeptFields(live *unstructured.Unstructured) []fieldpath.Path {
-	if len(it.KeptLive) == 0 {
+	if len(it.KeptLive) == 0 || it.Patch.Type != ApplyPatch {
+		// A patch does not write the kept fields: a writer moving them
+		// since the plan is tolerated (docs/ignore.md).
 		return nil
 	}
 	body := patchObject(it.Patch)

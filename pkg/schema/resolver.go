@@ -35,6 +35,10 @@ type ResolverConfig struct {
 	ServerCRD func(schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error)
 	// Overrides are user-declared merge keys, applied last.
 	Overrides []Override
+	// Shared, when set, holds the documents this run's other Resolvers
+	// (other contexts) parsed: a document Source lists with the same URL
+	// and hash is taken from there instead of fetched and parsed again.
+	Shared *SharedDocuments
 }
 
 // Resolver answers the schema of each kind of an apply run. Each server
@@ -122,22 +126,31 @@ func (r *Resolver) crd(gk schema.GroupKind) *apiextensionsv1.CustomResourceDefin
 	return r.crds[gk]
 }
 
-// document fetches and parses a group-version's document once per run.
+// document fetches and parses a group-version's document once per run,
+// or takes it from the run's other contexts (ResolverConfig.Shared).
 func (r *Resolver) document(gv schema.GroupVersion) (*Document, error) {
 	return r.docs.get(gv, func() (*Document, error) {
 		if r.cfg.Source == nil {
 			return nil, fmt.Errorf("no source of OpenAPI documents: %w", ErrNotFound)
 		}
-		data, err := r.cfg.Source.OpenAPIV3(gv)
-		if err != nil {
-			return nil, fmt.Errorf("fetching OpenAPI v3 document of %s: %w", gv, err)
+		if key, ok := r.sharedKey(gv); ok {
+			return r.cfg.Shared.get(key, func() (*Document, error) { return r.fetch(gv) })
 		}
-		doc, err := ParseOpenAPIV3(data)
-		if err != nil {
-			return nil, fmt.Errorf("parsing OpenAPI v3 document of %s: %w", gv, err)
-		}
-		return doc, nil
+		return r.fetch(gv)
 	})
+}
+
+// fetch fetches and parses gv's document.
+func (r *Resolver) fetch(gv schema.GroupVersion) (*Document, error) {
+	data, err := r.cfg.Source.OpenAPIV3(gv)
+	if err != nil {
+		return nil, fmt.Errorf("fetching OpenAPI v3 document of %s: %w", gv, err)
+	}
+	doc, err := ParseOpenAPIV3(data)
+	if err != nil {
+		return nil, fmt.Errorf("parsing OpenAPI v3 document of %s: %w", gv, err)
+	}
+	return doc, nil
 }
 
 func (r *Resolver) isBuiltin(gvk schema.GroupVersionKind) bool {
