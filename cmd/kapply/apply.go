@@ -289,7 +289,7 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		DryRun:    dryRun,
 	}
 	if opts.prune.enabled {
-		run.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet,
+		run.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, All: opts.prune.all,
 			Allowlist: opts.prune.allowlist, AllowEmpty: opts.prune.allowEmpty, Cascade: cascade}
 	}
 	if opts.replace {

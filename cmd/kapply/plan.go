@@ -141,7 +141,7 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	planOpts := apply.PlanOptions{Write: apply.WriteOptions{Namespace: namespace, EnforceNamespace: enforce,
 		FieldManager: opts.fieldManager, ServerSide: opts.serverSide, SecretRecord: secretRecord}}
 	if opts.prune.enabled {
-		planOpts.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, Allowlist: opts.prune.allowlist}
+		planOpts.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, All: opts.prune.all, Allowlist: opts.prune.allowlist}
 	}
 	ignored, err := opts.ignore.forPlan()
 	if err != nil {

@@ -6,11 +6,14 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/delete"
+	"github.com/kapply/kapply/pkg/secretmask"
 	"github.com/kapply/kapply/pkg/wait"
 )
 
@@ -82,6 +85,7 @@ func (r *runner) deleteOne(ctx context.Context, o *object, outcome Outcome) Even
 		err = nil
 	}
 	if err != nil {
+		r.knowLiveSecret(ctx, client, o)
 		return o.event(Event{Outcome: Failed, Err: fmt.Errorf("deleting: %w", err)})
 	}
 	if uid != "" && o.Obj.GetUID() == "" {
@@ -126,5 +130,18 @@ func (r *runner) awaitGone(ctx context.Context, events []Event, indexes []int) {
 		ev := events[i]
 		events[i] = Event{Object: ev.Object, Source: ev.Source, Mapping: ev.Mapping, Outcome: Failed,
 			Err: ErrorOf(ev.Object, ev.Source, fmt.Errorf("waiting for the deletion to finish: %w", cause))}
+	}
+}
+
+// knowLiveSecret adds the live copy of a Secret whose deletion failed to
+// those the run masks: a Secret deleted by name holds no values, yet the
+// server's refusal (a policy on DELETE sees oldObject) may quote the live
+// ones.
+func (r *runner) knowLiveSecret(ctx context.Context, client dynamic.ResourceInterface, o *object) {
+	if !secretmask.IsSecret(o.Obj.Object) {
+		return
+	}
+	if live, err := client.Get(ctx, o.Obj.GetName(), metav1.GetOptions{}); err == nil {
+		r.know(live)
 	}
 }

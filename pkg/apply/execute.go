@@ -62,6 +62,11 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	if p == nil {
 		return nil, errors.New("no plan to execute")
 	}
+	// A plan built in code skipped Decode's checks: a prune item without
+	// a UID would delete whatever object bears the name now.
+	if err := plan.Check(p); err != nil {
+		return nil, err
+	}
 	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation,
 		Namespace: opts.Namespace, SecretRecord: opts.SecretRecord, ForceConflicts: opts.ForceConflicts},
 		Options: Options{Timeout: opts.Timeout}, Cascade: opts.Cascade})
@@ -89,7 +94,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 		// The parent goes after the Namespaces: it may live in one of them.
 		if n == 1 {
 			if err := r.recordSuperset(ctx, set); err != nil {
-				return x.events, r.secrets.Error(err)
+				return x.events, r.maskError(err)
 			}
 		}
 		// A CRD's event is final once it is established.
@@ -103,7 +108,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 		}
 	}
 	x.finishSet(ctx, set)
-	return x.events, r.secrets.Error(x.setErr)
+	return x.events, r.maskError(x.setErr)
 }
 
 // run executes item i, reporting its event when report is set.

@@ -25,7 +25,7 @@ func (r *runner) masked(ev Event) Event {
 		return ev
 	}
 	r.know(ev.Object, ev.Live, ev.Result)
-	ev.Err = r.secrets.Error(ev.Err)
+	ev.Err = r.maskError(ev.Err)
 	ev.Warnings = r.secrets.Texts(ev.Warnings)
 	ev.masked = true
 	return ev
@@ -45,6 +45,22 @@ func (r *runner) maskedResult(res *RecordResult) {
 		return
 	}
 	r.know(res.Object, res.Live)
-	res.Err = r.secrets.Error(res.Err)
+	res.Err = r.maskError(res.Err)
 	res.Warnings = r.secrets.Texts(res.Warnings)
+}
+
+// maskError is err masked (cluster's Secrets.Error). An *ObjectError, the
+// error a program takes apart with errors.As to read Ref and Source, is
+// a copy whose Err is masked: masking only above it would leave the
+// server's text unmasked in what errors.As finds, and in its StatusError.
+func (r *runner) maskError(err error) error {
+	objErr, isObjectError := err.(*ObjectError)
+	if !isObjectError {
+		return r.secrets.Error(err)
+	}
+	masked := r.secrets.Error(objErr.Err)
+	if masked == objErr.Err {
+		return err
+	}
+	return &ObjectError{Source: objErr.Source, Ref: objErr.Ref, Err: masked}
 }

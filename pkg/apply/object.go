@@ -30,9 +30,8 @@ func (in Input) objects() ([]*object, error) {
 	}
 	out := make([]*object, len(in.Objects))
 	for i, u := range in.Objects {
-		if u == nil {
-			// Every operation reads the object's map: a nil one panicked.
-			return nil, fmt.Errorf("Input.Objects[%d] is nil: give an object with apiVersion, kind and metadata.name", i)
+		if err := checkObject(fmt.Sprintf("Input.Objects[%d]", i), u); err != nil {
+			return nil, err
 		}
 		out[i] = &object{Obj: u}
 		if in.Sources != nil {
@@ -65,8 +64,12 @@ func (o *object) Ref() string { return ObjectRef(o.Obj) }
 func errorOf(o *object, err error) error { return ErrorOf(o.Obj, o.Source, err) }
 
 // ObjectName names obj the way kubectl prints it in a result line:
-// kind.group/name.
+// kind.group/name. An event about no object (a prune step that failed)
+// has a nil Object: its name is empty.
 func ObjectName(obj *unstructured.Unstructured) string {
+	if obj == nil {
+		return ""
+	}
 	gk := obj.GroupVersionKind().GroupKind()
 	ref := strings.ToLower(gk.Kind)
 	if gk.Group != "" {
@@ -78,6 +81,9 @@ func ObjectName(obj *unstructured.Unstructured) string {
 // ObjectRef is ObjectName with the namespace, when there is one:
 // kind.group/name -n ns.
 func ObjectRef(obj *unstructured.Unstructured) string {
+	if obj == nil {
+		return ""
+	}
 	if ns := obj.GetNamespace(); ns != "" {
 		return ObjectName(obj) + " -n " + ns
 	}

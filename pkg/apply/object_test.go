@@ -60,3 +60,14 @@ func TestInputSourcesOnePerObject(t *testing.T) {
 		t.Error("an ownership operation went on with an Input that has Errors")
 	}
 }
+
+// TestObjectRefOfNoObject: a program printing every event with ObjectRef
+// meets events with no Object (a failed prune step); it panicked.
+func TestObjectRefOfNoObject(t *testing.T) {
+	if got := ObjectRef(Event{}.Object); got != "" {
+		t.Errorf("ObjectRef(nil) = %q", got)
+	}
+	if got := ObjectName(nil); got != "" {
+		t.Errorf("ObjectName(nil) = %q", got)
+	}
+}

@@ -84,6 +84,9 @@ func (a *Applier) SetLastApplied(ctx context.Context, in Input, opts SetLastAppl
 // result's Err.
 func (a *Applier) EditLastApplied(ctx context.Context, obj *unstructured.Unstructured, src plan.Source, edit func(record []byte) ([]byte, error), opts EditLastAppliedOptions) RecordResult {
 	o := &object{Obj: obj, Source: src}
+	if err := checkObject("the object", obj); err != nil {
+		return RecordResult{Object: obj, Source: src, Err: err}
+	}
 	r, err := a.ownershipRunner(ctx, opts.Namespace, RecordWrite{FieldManager: opts.FieldManager})
 	if err != nil {
 		return RecordResult{Object: o.Obj, Source: o.Source, Err: errorOf(o, err)}
@@ -159,10 +162,10 @@ func planThenWrite[T any](ctx context.Context, a *Applier, in Input, namespace s
 		var objCtx context.Context
 		objCtx, sinks[i] = withWarningSink(ctx)
 		if err := r.prepare(objCtx, o); err != nil {
-			return nil, r.secrets.Error(errorOf(o, err))
+			return nil, r.maskError(errorOf(o, err))
 		}
 		if plans[i], err = planOne(r, objCtx, o); err != nil {
-			return nil, r.secrets.Error(errorOf(o, err))
+			return nil, r.maskError(errorOf(o, err))
 		}
 		res := result(&plans[i])
 		res.Object, res.Source = o.Obj, o.Source

@@ -104,7 +104,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	p := &plan.Plan{Cluster: r.cluster(ctx)}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
-		return nil, r.secrets.Error(err)
+		return nil, r.maskError(err)
 	}
 	sink := &planSink{serverDryRun: opts.ServerDryRun}
 	if !opts.StreamOnly {

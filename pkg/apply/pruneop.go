@@ -52,7 +52,7 @@ func (a *Applier) Prune(ctx context.Context, in Input, opts PruneOptions) ([]Eve
 	}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
-		return nil, r.secrets.Error(err)
+		return nil, r.maskError(err)
 	}
 	return r.prune(ctx, set, objects, declared, in.Errors), nil
 }

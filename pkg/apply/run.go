@@ -76,7 +76,7 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
-		return nil, r.secrets.Error(err)
+		return nil, r.maskError(err)
 	}
 	// The parent goes after the Namespaces: it may live in one of them.
 	events := r.applyAll(ctx, objects, func() error { return r.recordSuperset(ctx, set) })

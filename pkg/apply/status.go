@@ -79,7 +79,7 @@ func (a *Applier) Status(ctx context.Context, in Input, opts StatusOptions) ([]O
 		objCtx, sink := withWarningSink(ctx)
 		s, err := r.status(objCtx, o, appliers, opts.FilterDrift)
 		if err != nil {
-			return nil, r.secrets.Error(errorOf(o, err))
+			return nil, r.maskError(errorOf(o, err))
 		}
 		s.Warnings = r.secrets.Texts(sink.texts())
 		out = append(out, s)

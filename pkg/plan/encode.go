@@ -46,7 +46,7 @@ func encodeDocument(p *Plan) (*document, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := check(redacted); err != nil {
+	if err := Check(redacted); err != nil {
 		return nil, err
 	}
 	doc, err := toWire(redacted)
@@ -162,7 +162,7 @@ func decodeDocument(doc *document) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	if err := check(p); err != nil {
+	if err := Check(p); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -8,12 +8,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// check refuses a plan no run could have made: an unknown action, an item
+// Check refuses a plan no run could have made: an unknown action, an item
 // without identity or twice, or an action with state it cannot have (a
 // patch without the resourceVersion it is made against, a create of an
 // object that has a UID). Executing such an item would write without the
-// precondition a saved plan promises.
-func check(p *Plan) error {
+// precondition a saved plan promises. Encode and Decode check; so does
+// Applier.Execute, for a plan built in code.
+func Check(p *Plan) error {
 	if p.Cluster.Server == "" {
 		return fmt.Errorf("%w: the plan names no cluster (cluster.server is empty)", ErrInvalid)
 	}

@@ -149,12 +149,12 @@ func (w *waiter) listWatch(caller context.Context, g *group, deadline time.Time,
 			if err != nil {
 				return nil, err
 			}
-			return watch.Filter(watcher, func(ev watch.Event) (watch.Event, bool) {
+			return newFilteredWatch(watcher, func(ev watch.Event) bool {
 				switch ev.Type {
 				case watch.Added, watch.Modified, watch.Deleted:
-					return ev, wanted(ev.Object)
+					return wanted(ev.Object)
 				}
-				return ev, true // bookmarks and errors drive the informer
+				return true // bookmarks and errors drive the informer
 			}), nil
 		},
 	}}

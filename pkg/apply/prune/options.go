@@ -13,6 +13,11 @@ type Options struct {
 	ApplySet string
 	// Allowlist lists group/version/kind entries for selector pruning.
 	Allowlist []string
+	// All is kubectl's --all: prune by selector with neither Selector nor
+	// ApplySet, every allowlisted object the input does not declare.
+	// Without it such a run is refused (a zero Options pruned the whole
+	// namespace).
+	All bool
 	// AllowEmpty lets a run with no objects prune every member.
 	AllowEmpty bool
 	// Cascade is the propagation policy of pruning's deletions.

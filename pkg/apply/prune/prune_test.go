@@ -108,13 +108,16 @@ func TestRefusal(t *testing.T) {
 		{}:                          "prune.Options.AllowEmpty",
 		{Objects: 3}:                "",
 	} {
-		err := Options{}.Refusal(run)
+		err := Options{Selector: "app=web"}.Refusal(run)
 		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
 			t.Errorf("%+v: %v, want %q", run, err, want)
 		}
 	}
-	if err := (Options{AllowEmpty: true}).Refusal(Run{}); err != nil {
+	if err := (Options{AllowEmpty: true, All: true}).Refusal(Run{}); err != nil {
 		t.Errorf("AllowEmpty: %v", err)
+	}
+	if err := (Options{}).Refusal(Run{Objects: 3}); err == nil || !strings.Contains(err.Error(), "prune.Options.All") {
+		t.Errorf("neither selector nor ApplySet nor All: %v, want refused", err)
 	}
 }
 

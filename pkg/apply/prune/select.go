@@ -53,6 +53,8 @@ type Run struct {
 // apply, or no objects and no AllowEmpty. nil: pruning may run.
 func (o Options) Refusal(run Run) error {
 	switch {
+	case o.Selector == "" && o.ApplySet == "" && !o.All:
+		return fmt.Errorf("not pruning: neither a selector nor an ApplySet limits what is pruned, which would delete every allowlisted object the input does not declare; set prune.Options.All to mean it (kubectl's --all)")
 	case run.LoadErrors > 0:
 		return fmt.Errorf("not pruning: %d file(s) or object(s) could not be loaded, and what they declare would be deleted", run.LoadErrors)
 	case run.Unmapped > 0:
