@@ -245,23 +245,32 @@ func planSetFor(path string, clusters []fleet.Cluster, stderr io.Writer) (*plan.
 	for _, c := range clusters {
 		picked[c.Context] = true
 		if _, ok := set.For(c.Context); !ok {
-			missing = append(missing, c.Context)
+			missing = append(missing, shownContext(c.Context))
 		}
 	}
 	if len(missing) > 0 {
 		return nil, runFailed(fmt.Errorf("%s holds no plan for context(s) %s (its plans are for %s): nothing was applied; plan them with kapply plan --contexts",
-			path, strings.Join(missing, ", "), strings.Join(set.Contexts(), ", ")))
+			path, strings.Join(missing, ", "), strings.Join(shownContexts(set.Contexts()), ", ")))
 	}
 	var left []string
 	for _, name := range set.Contexts() {
 		if !picked[name] {
-			left = append(left, name)
+			left = append(left, shownContext(name))
 		}
 	}
 	if len(left) > 0 {
 		fmt.Fprintf(stderr, "Warning: %s: the plans of %d context(s) not picked are not applied: %s\n", path, len(left), strings.Join(left, ", "))
 	}
 	return set, nil
+}
+
+// shownContexts quotes each name that could forge a line (shownContext).
+func shownContexts(names []string) []string {
+	shown := make([]string, len(names))
+	for i, name := range names {
+		shown[i] = shownContext(name)
+	}
+	return shown
 }
 
 // planAcross plans apply in every cluster (apply --confirm over several
