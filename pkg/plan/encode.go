@@ -149,14 +149,8 @@ func decodeDocument(doc *document) (*Plan, error) {
 		return nil, fmt.Errorf("%w: apiVersion %q, kind %q is not %s, %s", ErrInvalid, doc.APIVersion, doc.Kind, APIVersion, Kind)
 	}
 	want, err := checksum(doc)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	switch {
-	case doc.Checksum == "":
-		return nil, fmt.Errorf("%w: the document has no checksum", ErrInvalid)
-	case doc.Checksum != want:
-		return nil, fmt.Errorf("%w: the checksum does not match the content: the plan was changed after it was written (edited by hand?); make a new plan", ErrInvalid)
+	if err := checkSum(doc.Checksum, want, err, "the plan was changed after it was written (edited by hand?); make a new plan"); err != nil {
+		return nil, err
 	}
 	p, err := fromWire(doc)
 	if err != nil {
@@ -228,4 +222,19 @@ func sumJSON(v any) (string, error) {
 	}
 	sum := sha256.Sum256(b.Bytes())
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// checkSum compares a document's recorded checksum with the one computed
+// from its content (computeErr: the computation failed); changed says what a
+// mismatch means to the reader, for a plan or a list of plans.
+func checkSum(recorded, computed string, computeErr error, changed string) error {
+	switch {
+	case computeErr != nil:
+		return fmt.Errorf("%w: %w", ErrInvalid, computeErr)
+	case recorded == "":
+		return fmt.Errorf("%w: the document has no checksum", ErrInvalid)
+	case recorded != computed:
+		return fmt.Errorf("%w: the checksum does not match the content: %s", ErrInvalid, changed)
+	}
+	return nil
 }

@@ -90,14 +90,8 @@ func decodeSet(data []byte) (*Set, error) {
 		return nil, err
 	}
 	want, err := setChecksum(&doc)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	switch {
-	case doc.Checksum == "":
-		return nil, fmt.Errorf("%w: the document has no checksum", ErrInvalid)
-	case doc.Checksum != want:
-		return nil, fmt.Errorf("%w: the checksum does not match the content: the plans were changed after they were written (edited by hand?); make new plans", ErrInvalid)
+	if err := checkSum(doc.Checksum, want, err, "the plans were changed after they were written (edited by hand?); make new plans"); err != nil {
+		return nil, err
 	}
 	set := &Set{Plans: make([]Entry, len(doc.Plans))}
 	for i := range doc.Plans {
