@@ -26,7 +26,7 @@ func newPlanCommand(getter *genericclioptions.ConfigFlags, streams genericioopti
 		Use:   "plan (-f FILENAME | -k DIRECTORY) -o PLAN_FILE",
 		Short: "Save what apply would do, to review it and apply exactly that",
 		Long: `Compute what "kapply apply" with the same arguments would do, write nothing to the
-cluster, and save it as a plan file (JSON, apiVersion kapply.dev/v1alpha1, kind
+cluster, and save it as a plan file (JSON, apiVersion kapply.dev/v1alpha2, kind
 Plan): the cluster, and per object the operation, its UID and resourceVersion, the
 patch, and every changed field with its reason and owners. A table of the changes
 is printed (to stderr when the plan goes to stdout).

@@ -16,9 +16,18 @@ import (
 // The document's format: a change of meaning gets a new version, and a
 // reader refuses a version it does not know rather than guess.
 const (
-	APIVersion = "kapply.dev/v1alpha1"
+	APIVersion = "kapply.dev/v1alpha2"
 	Kind       = "Plan"
 )
+
+// olderAPIVersions are the versions earlier kapply releases wrote: their
+// plans lack what this version verifies (whole replaced lists, keyed
+// Secret digests, the plan's own settings), so they are refused with a
+// way forward rather than read with less checking.
+var olderAPIVersions = map[string]bool{"kapply.dev/v1alpha1": true}
+
+// ErrOlderVersion is the refusal of a plan an older kapply wrote.
+var ErrOlderVersion = errors.New("made by an older kapply: run kapply plan again")
 
 // MaxDocumentBytes bounds a plan document Decode reads: 10,000 objects of
 // 10 KiB each, with their merged objects and changes, stay far below it,
@@ -197,6 +206,9 @@ func checkHeader(data []byte) (kind string, err error) {
 	}
 	if header.Kind != Kind && header.Kind != SetKind {
 		return "", fmt.Errorf("%w: kind %q is not %q nor %q", ErrInvalid, header.Kind, Kind, SetKind)
+	}
+	if olderAPIVersions[header.APIVersion] {
+		return "", fmt.Errorf("%w: apiVersion %q: %w", ErrInvalid, header.APIVersion, ErrOlderVersion)
 	}
 	if header.APIVersion != APIVersion {
 		return "", fmt.Errorf("%w: apiVersion %q is not supported (this kapply reads %s)", ErrInvalid, header.APIVersion, APIVersion)

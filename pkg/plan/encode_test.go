@@ -52,9 +52,10 @@ func TestDecodeRefusesHostileDocuments(t *testing.T) {
 		doc  []byte
 		want string
 	}{
-		{"another apiVersion", bytes.Replace(good, []byte(`"kapply.dev/v1alpha1"`), []byte(`"kapply.dev/v2"`), 1), `apiVersion "kapply.dev/v2" is not supported`},
+		{"another apiVersion", bytes.Replace(good, []byte(`"kapply.dev/v1alpha2"`), []byte(`"kapply.dev/v2"`), 1), `apiVersion "kapply.dev/v2" is not supported`},
 		{"another kind", bytes.Replace(good, []byte(`"kind": "Plan"`), []byte(`"kind": "Plot"`), 1), `kind "Plot" is not "Plan"`},
-		{"not JSON", []byte("apiVersion: kapply.dev/v1alpha1\nkind: Plan\n"), "not a JSON plan document"},
+		{"made by an older kapply", bytes.Replace(good, []byte(`"kapply.dev/v1alpha2"`), []byte(`"kapply.dev/v1alpha1"`), 1), "made by an older kapply: run kapply plan again"},
+		{"not JSON", []byte("apiVersion: kapply.dev/v1alpha2\nkind: Plan\n"), "not a JSON plan document"},
 		{"edited by hand", bytes.Replace(good, []byte(`"resourceVersion": "41"`), []byte(`"resourceVersion": "42"`), 1), "the checksum does not match"},
 		{"checksum removed", reencodeChecksum(t, good, ""), "has no checksum"},
 		{"checksum of other content", reencodeChecksum(t, good, "sha256:"+strings.Repeat("0", 64)), "the checksum does not match"},
