@@ -158,10 +158,13 @@ func loadPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin 
 // connectForPlan reads the files given with a plan (for Secret values)
 // and connects.
 func connectForPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions, p *plan.Plan) (*apply.Applier, apply.Input, error) {
-	for _, it := range p.Items {
-		if it.Labels()[applySetPartOfLabel] != "" && opts.prune.applySet == "" {
-			return nil, apply.Input{}, fmt.Errorf("%s: the plan was made with --applyset: give apply --plan the same --applyset, so that the set's parent records its members", opts.review.planFile)
-		}
+	if err := sameSettings(opts, p.Settings); err != nil {
+		return nil, apply.Input{}, fmt.Errorf("%s: %w", opts.review.planFile, err)
+	}
+	// The plan records its members on the ApplySet it was made with;
+	// --applyset may repeat it, not name another.
+	if set := opts.prune.applySet; set != "" && set != p.Settings.ApplySet {
+		return nil, apply.Input{}, fmt.Errorf("%s: the plan was made with --applyset=%q, not %q: it records its members on its own set (plan again to use another)", opts.review.planFile, p.Settings.ApplySet, set)
 	}
 	if len(opts.filenames) == 0 && opts.kustomize == "" {
 		for _, it := range p.Items {
@@ -193,11 +196,8 @@ func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts a
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	w := runOpts.Write
-	events, err := applier.Execute(ctx, p, apply.ExecuteOptions{FieldManager: w.FieldManager,
-		ForceConflicts: w.ForceConflicts, FieldValidation: w.FieldValidation, Cascade: cascade,
-		Timeout: runOpts.Timeout, Objects: in, Namespace: w.Namespace,
-		SecretRecord: w.SecretRecord, ApplySet: opts.prune.applySet})
+	// How the items are written is the plan's (plan.Settings).
+	events, err := applier.Execute(ctx, p, apply.ExecuteOptions{Cascade: cascade, Timeout: runOpts.Timeout, Objects: in})
 	if err != nil && events == nil {
 		return runFailed(err)
 	}
@@ -331,5 +331,24 @@ func writeFieldValue(b *strings.Builder, path fieldpath.Path, v any) error {
 		return err
 	}
 	fmt.Fprintf(b, "%s: %s\n", path, strings.TrimSuffix(string(text), "\n"))
+	return nil
+}
+
+// sameSettings refuses a flag of apply --plan that would write otherwise
+// than the plan was made to: the plan keeps its settings (plan.Settings),
+// and a flag may only repeat them.
+func sameSettings(opts applyOptions, s plan.Settings) error {
+	validation, err := opts.fieldValidation()
+	if err != nil {
+		return err
+	}
+	switch {
+	case opts.fieldManager != "" && opts.fieldManager != s.FieldManager:
+		return fmt.Errorf("the plan was made with --field-manager=%q, not %q: plan again to write as another manager", s.FieldManager, opts.fieldManager)
+	case opts.force && !s.ForceConflicts:
+		return errors.New("the plan was made without --force-conflicts: plan again with it")
+	case validation != "" && validation != s.FieldValidation:
+		return fmt.Errorf("the plan was made with --validate=%q, not %q: plan again with it", s.FieldValidation, opts.validate)
+	}
 	return nil
 }

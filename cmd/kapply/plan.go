@@ -63,8 +63,10 @@ applied. Secret values are never in the file (salted digests only): give apply
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "plan", "", selectorExample)
 	flags.StringVarP(&out, "output", "o", "", `the plan file to write ("-" for stdout); required`)
-	flags.StringVar(&opts.fieldManager, "field-manager", "", "field manager apply would write as (e.g. --field-manager=ci); give apply --plan the same")
+	flags.StringVar(&opts.fieldManager, "field-manager", "", "field manager apply would write as (e.g. --field-manager=ci); the plan keeps it")
 	flags.BoolVar(&opts.serverSide, "server-side", false, "plan server-side apply patches (e.g. --server-side), as apply --server-side")
+	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own, as apply --force-conflicts; the plan keeps it")
+	flags.StringVar(&opts.validate, "validate", "", `the server's field validation of the writes, as apply --validate ("strict", "warn", "ignore"); the plan keeps it`)
 	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys, as for apply (e.g. --merge-key 'Widget.example.com:spec.rules=name')")
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys, as for apply (e.g. --merge-keys-file keys.yaml)")
 	flags.StringVar(&opts.secretRecord, "secret-record", "redacted", `how Secrets' last-applied records keep values, as for apply (e.g. --secret-record=plain)`)
@@ -138,8 +140,14 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	if err != nil {
 		return nil, apply.Input{}, nil, err
 	}
+	validation, err := opts.fieldValidation()
+	if err != nil {
+		return nil, apply.Input{}, nil, err
+	}
+	// The plan keeps how its items are written (plan.Settings).
 	planOpts := apply.PlanOptions{Write: apply.WriteOptions{Namespace: namespace, EnforceNamespace: enforce,
-		FieldManager: opts.fieldManager, ServerSide: opts.serverSide, SecretRecord: secretRecord}}
+		FieldManager: opts.fieldManager, ServerSide: opts.serverSide, SecretRecord: secretRecord,
+		ForceConflicts: opts.force, FieldValidation: validation}}
 	if opts.prune.enabled {
 		planOpts.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, All: opts.prune.all, Allowlist: opts.prune.allowlist}
 	}

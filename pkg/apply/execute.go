@@ -15,16 +15,10 @@ import (
 	"github.com/kapply/kapply/pkg/plan"
 )
 
-// ExecuteOptions configure Applier.Execute.
+// ExecuteOptions configure Applier.Execute: what belongs to the run.
+// How the items are written (field manager, server-side, validation,
+// namespace, ApplySet, Secret records) is the plan's (plan.Settings).
 type ExecuteOptions struct {
-	// FieldManager is recorded for the writes; empty means kubectl's
-	// (ServerSideFieldManager for apply items, ClientSideFieldManager for
-	// the others).
-	FieldManager string
-	// ForceConflicts lets apply items take fields other managers own.
-	ForceConflicts bool
-	// FieldValidation is the server's fieldValidation for the writes.
-	FieldValidation string
 	// Cascade is the propagation policy of prune and delete items.
 	Cascade metav1.DeletionPropagation
 	// Timeout bounds the wait for the plan's CRDs to become established.
@@ -32,21 +26,26 @@ type ExecuteOptions struct {
 	// Objects are the files' objects the plan was made from, needed for a
 	// Secret whose values a saved plan keeps as digests: their values are
 	// put back (plan.Item.WithSecretValues) and must match the digests.
-	// Only Secrets are read from it; Namespace and SecretRecord settle
-	// them as the plan's run did.
-	Objects   Input
-	Namespace string
-	// ApplySet, the parent reference the plan was made with
-	// (PlanOptions.Prune.ApplySet), has the parent record the plan's members;
-	// every member item must carry the set's label.
-	ApplySet     string
-	SecretRecord lastapplied.SecretRecord
+	// They are settled in the plan's namespace and Secret record mode.
+	Objects Input
 	// OnEvent, when set, is given each item's event as soon as it is
 	// final, with the item's place in the plan, from concurrent goroutines.
 	OnEvent func(index int, ev Event)
 }
 
-// Execute writes the plan's items to the cluster, in the plan's order:
+// settings are the run's: the plan's, and the run's own.
+func (o ExecuteOptions) settings(p plan.Settings) settings {
+	record := lastapplied.RedactSecrets
+	if p.PlainSecretRecord {
+		record = lastapplied.PlainSecrets
+	}
+	return settings{WriteOptions: WriteOptions{FieldManager: p.FieldManager, FieldValidation: p.FieldValidation,
+		Namespace: p.Namespace, SecretRecord: record, ServerSide: p.ServerSide, ForceConflicts: p.ForceConflicts},
+		Options: Options{Timeout: o.Timeout}, Cascade: o.Cascade}
+}
+
+// Execute writes the plan's items to the cluster with the plan's
+// settings (plan.Settings), in the plan's order:
 // Namespaces, then CRDs (awaited until established when the plan has
 // their custom resources), then the other objects, then prunes and
 // deletes. Each item's object is read again and checked (plan.Item.Verify)
@@ -67,13 +66,11 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	if err := plan.Check(p); err != nil {
 		return nil, err
 	}
-	r, err := a.runner(ctx, settings{WriteOptions: WriteOptions{FieldManager: opts.FieldManager, FieldValidation: opts.FieldValidation,
-		Namespace: opts.Namespace, SecretRecord: opts.SecretRecord, ForceConflicts: opts.ForceConflicts},
-		Options: Options{Timeout: opts.Timeout}, Cascade: opts.Cascade})
+	r, err := a.runner(ctx, opts.settings(p.Settings))
 	if err != nil {
 		return nil, err
 	}
-	r.opts.FieldManager = opts.FieldManager // chosen per item (managerOf)
+	r.opts.FieldManager = p.Settings.FieldManager // chosen per item (managerOf)
 	r.knowPlan(p, opts.Objects)
 	if err := r.reachServer(ctx); err != nil {
 		return nil, err
@@ -85,7 +82,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	if err != nil {
 		return nil, err
 	}
-	set, err := r.executeSet(ctx, opts.ApplySet, p)
+	set, err := r.executeSet(ctx, p.Settings.ApplySet, p)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +281,12 @@ func (r *runner) executeVerified(ctx context.Context, o *object, it plan.Item, s
 			o.Obj = &unstructured.Unstructured{Object: it.Merged}
 		}
 	}
-	return r.sendItem(ctx, o, it, live, rv)
+	// A saved plan's conflict policy: refuse, never plan again.
+	ev, err := r.sendItem(ctx, o, it, live, rv, o.event(Event{Live: live}))
+	if err != nil {
+		ev.Outcome, ev.Err, ev.Result = Failed, r.refusal(ctx, r.resource(o), o, it, err), nil
+	}
+	return ev
 }
 
 // withFileSecret puts the files' Secret values back into the item.

@@ -166,17 +166,3 @@ func (r *runner) planLocalServerSide(o *object, live, body *unstructured.Unstruc
 	return nil
 }
 
-// localServerSideApply is the event of a client dry run of server-side
-// apply: the result computed locally (see localServerSide), nothing sent.
-func (r *runner) localServerSideApply(o *object, live *unstructured.Unstructured) Event {
-	body, warnings, err := r.serverSideBody(o, live)
-	ev := o.event(Event{Live: live, Warnings: warnings})
-	if err == nil {
-		var it plan.Item
-		err = r.planLocalServerSide(o, live, withoutRecord(body), &it, &ev)
-	}
-	if err != nil {
-		ev.Outcome, ev.Err, ev.Result = Failed, err, nil
-	}
-	return ev
-}

@@ -120,8 +120,8 @@ type settings struct {
 	WriteOptions
 	Options
 	Cascade metav1.DeletionPropagation
-	// localServerSide is PlanOptions.LocalServerSide. (A run with
-	// ServerSide and cluster.ClientDryRun always computes its applies locally.)
+	// localServerSide computes each apply item's result locally
+	// (PlanOptions.LocalServerSide, or Apply's client dry run of ServerSide).
 	localServerSide bool
 	// Parallel is the Applier's (Clients.Parallel).
 	Parallel int
@@ -129,7 +129,7 @@ type settings struct {
 
 // settings are the run's settings for Apply.
 func (o Options) settings() settings {
-	s := settings{WriteOptions: o.Write, Options: o}
+	s := settings{WriteOptions: o.Write, Options: o, localServerSide: o.Write.ServerSide && o.DryRun == cluster.ClientDryRun}
 	s.Options.Write = WriteOptions{}
 	if o.Prune != nil {
 		s.Cascade = o.Prune.Cascade

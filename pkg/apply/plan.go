@@ -11,6 +11,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/cluster"
+	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -52,11 +53,21 @@ type PlanOptions struct {
 
 // settings are the run's: a client dry run, so that whatever step of the
 // run would write (a prune, an ApplySet parent) sends nothing; the server
-// dry runs of the writes are planOne's, sent explicitly.
+// dry runs of the writes are dryRunItem's, sent explicitly.
 func (o PlanOptions) settings() settings {
 	return settings{WriteOptions: o.Write, Options: Options{DryRun: cluster.ClientDryRun, Prune: o.Prune,
 		NoManagedFields: o.NoManagedFields, ChunkSize: o.ChunkSize, FileFromLive: o.FileFromLive},
-		localServerSide: o.LocalServerSide}
+		localServerSide: o.LocalServerSide && !o.ServerDryRun}
+}
+
+// planSettings are the settings a plan made with opts carries.
+func (o PlanOptions) planSettings(namespace string) plan.Settings {
+	s := plan.Settings{FieldManager: o.Write.FieldManager, ServerSide: o.Write.ServerSide, ForceConflicts: o.Write.ForceConflicts,
+		FieldValidation: o.Write.FieldValidation, Namespace: namespace, PlainSecretRecord: o.Write.SecretRecord == lastapplied.PlainSecrets}
+	if o.Prune != nil {
+		s.ApplySet = o.Prune.ApplySet
+	}
+	return s
 }
 
 // PlanError lists the objects (and files) that could not be planned; the
@@ -101,16 +112,27 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	if err != nil {
 		return nil, err
 	}
-	p := &plan.Plan{Cluster: r.cluster(ctx)}
+	p := &plan.Plan{Cluster: r.cluster(ctx), Settings: opts.planSettings(r.opts.Namespace)}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
 		return nil, r.maskError(err)
 	}
-	sink := &planSink{serverDryRun: opts.ServerDryRun}
+	sink := &planSink{}
 	if !opts.StreamOnly {
 		sink.items = make([]*plan.Item, len(objects))
 	}
-	r.planning = sink
+	r.step = func(ctx context.Context, o *object, live *unstructured.Unstructured) Event {
+		it, ev, err := r.planObject(o, live)
+		if err == nil && opts.ServerDryRun {
+			err = r.dryRunItem(ctx, o, &it, &ev)
+		}
+		if err != nil {
+			ev.Outcome, ev.Err, ev.Result = Failed, err, nil
+			return ev
+		}
+		sink.put(o, it)
+		return ev
+	}
 	// The items hold what the plan needs of each object: the run keeps of
 	// its events only what happened (see Options.Lean).
 	r.opts.Lean = true
@@ -162,12 +184,11 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	return p, nil
 }
 
-// planSink collects a planning run's items by input index (none when the
-// plan is only streamed).
+// planSink collects the items of Plan's run by input index (none when
+// the plan is only streamed).
 type planSink struct {
-	serverDryRun bool
-	mu           sync.Mutex
-	// byObject holds the item planOne made of an object until its final
+	mu sync.Mutex
+	// byObject holds the item planObject made of an object until its final
 	// event takes it (the server's warnings come last).
 	byObject map[*object]plan.Item
 	items    []*plan.Item

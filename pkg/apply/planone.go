@@ -6,64 +6,53 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
+	sigsjson "sigs.k8s.io/json"
 
+	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/plan"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // dryRunAll is the dryRun of the server dry runs a plan sends, whatever
 // the run's own mode (a client dry run, so nothing else writes).
 var dryRunAll = []string{metav1.DryRunAll}
 
-// planOne plans one prepared object against live (nil: absent) as
-// createOrUpdate would write it, hands the item to the run's planSink and
-// returns the event Apply's dry run would give. Nothing is written: a
-// server dry run is sent only when the plan asks for one.
-func (r *runner) planOne(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured) Event {
-	var it plan.Item
-	var ev Event
-	var err error
+// planObject is the one computation of what to write: the item of one
+// prepared object against live (nil: absent) — a create, a patch,
+// unchanged, or a server-side apply (to the object or to a subresource)
+// — and the event a client dry run gives. Applier.Plan hands the item
+// out; Applier.Apply executes it at once (executePlanned). Nothing is
+// sent but what the local server-side apply reads.
+func (r *runner) planObject(o *object, live *unstructured.Unstructured) (plan.Item, Event, error) {
 	switch {
+	case r.opts.ServerSide && r.opts.Subresource != "":
+		return r.planSubresource(o, live)
 	case r.opts.ServerSide:
-		it, ev, err = r.planServerSide(ctx, client, o, live)
+		return r.planServerSide(o, live)
 	case live == nil:
-		it, ev, err = r.planCreate(ctx, client, o)
-	default:
-		it, ev, err = r.planPatch(ctx, client, o, live)
+		return r.planCreate(o)
 	}
-	if err != nil {
-		ev.Outcome, ev.Err, ev.Result = Failed, err, nil
-		return ev
-	}
-	r.planning.put(o, it)
-	return ev
+	return r.planPatch(o, live)
 }
 
-// planCreate is the create item of the object, sent as create would send
-// it: with its record, without nulls.
-func (r *runner) planCreate(ctx context.Context, client dynamic.ResourceInterface, o *object) (plan.Item, Event, error) {
+// planCreate is the create item of the object, sent as kubectl creates
+// it: with its record, without nulls (dropped after recording them, so
+// the created object is what a patch with the same record would give).
+func (r *runner) planCreate(o *object) (plan.Item, Event, error) {
 	body, warnings, err := r.withLastApplied(o, nil)
 	ev := o.event(Event{Outcome: Created, Result: body, Warnings: warnings})
 	if err != nil {
 		return plan.Item{}, ev, err
 	}
 	pruneNulls(body.Object)
-	it := plan.NewCreate(body, o.Source)
-	if r.planning.serverDryRun && r.dryRunnable(o, &ev) {
-		created, err := r.writeItem(ctx, client, o, it, "", dryRunAll)
-		if err != nil {
-			return it, ev, fmt.Errorf("creating (server dry run): %w", conciseServerError(err))
-		}
-		it.DryRunResult, ev.Result = created.Object, created
-	}
-	return it, ev, nil
+	return plan.NewCreate(body, o.Source), ev, nil
 }
 
-// planPatch is the three-way merge of the object into live, as patch
-// makes it, with each changed field's owners.
-func (r *runner) planPatch(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured) (plan.Item, Event, error) {
-	mp, warnings, err := r.plan(o, live)
+// planPatch is the three-way merge of the object into live, with each
+// changed field's owners.
+func (r *runner) planPatch(o *object, live *unstructured.Unstructured) (plan.Item, Event, error) {
+	mp, warnings, err := r.threeWay(o, live)
 	ev := o.event(Event{Live: live, Plan: mp, Warnings: warnings})
 	if err != nil {
 		return plan.Item{}, ev, err
@@ -73,60 +62,127 @@ func (r *runner) planPatch(ctx context.Context, client dynamic.ResourceInterface
 		return plan.Item{}, ev, err
 	}
 	it := plan.FromMerge(o.Obj, live, o.Source, mp, owners)
-	switch {
-	case mp.Empty():
+	if mp.Empty() {
+		// Nothing is sent, in a server dry run too: what the server
+		// defaults or admits was done when live was written. A field the
+		// server rewrites differs from the file in the next plan, which is
+		// then not empty and goes to the server.
 		ev.Outcome, ev.Result = Unchanged, live
 		return it, ev, nil
-	case !r.planning.serverDryRun:
-		ev.Outcome, ev.Result = Configured, &unstructured.Unstructured{Object: mp.Merged}
-		return it, ev, nil
 	}
-	patched, err := r.writeItem(ctx, client, o, it, "", dryRunAll)
-	if err != nil {
-		return it, ev, fmt.Errorf("patching (server dry run): %w", conciseServerError(err))
-	}
-	it.DryRunResult = patched.Object
-	ev.Outcome, ev.Result = writeOutcome(live, patched, true, hasStatus(o)), patched
+	ev.Outcome, ev.Result = Configured, &unstructured.Unstructured{Object: mp.Merged}
 	return it, ev, nil
 }
 
-// planServerSide is the server-side apply item of the object: the apply
-// configuration serverSideApply sends, without the last-applied record, as
-// its server dry run sends it (under kubectl's manager the server rewrites
-// an existing record itself; under another, or for a Secret, none is
-// kept). The extra requests by which Apply shares the record's ownership
-// with kubectl are not part of a plan.
-func (r *runner) planServerSide(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured) (plan.Item, Event, error) {
+// planServerSide is the server-side apply item of the object: the file
+// with its last-applied record as kubectl --server-side keeps it. Under
+// kubectl's manager the server rewrites an existing record itself, so
+// the patch leaves it out and the item shares it (plan.Item.ShareRecord,
+// see applyAsKubectl) — unless only a packed record fits, which the
+// patch carries; under another manager, or for a Secret whose record is
+// redacted, the patch carries none. An object last written by
+// client-side apply has its owners upgraded first (executeApply).
+func (r *runner) planServerSide(o *object, live *unstructured.Unstructured) (plan.Item, Event, error) {
 	body, warnings, err := r.serverSideBody(o, live)
 	ev := o.event(Event{Live: live, Warnings: warnings})
 	if err != nil {
 		return plan.Item{}, ev, err
 	}
-	body = withoutRecord(body)
-	it, err := plan.NewServerSide(body, live, o.Source)
+	share := r.recordAsKubectl(body) && !r.redactsSecretRecord(o)
+	sent := body
+	if share || r.opts.FieldManager != ServerSideFieldManager || r.redactsSecretRecord(o) {
+		sent = withoutRecord(body)
+	}
+	it, err := plan.NewServerSide(sent, live, o.Source)
 	if err != nil {
 		return it, ev, err
 	}
-	ev.Outcome, ev.Result = Configured, body
+	it.ShareRecord = share
+	ev.Outcome, ev.Result = Configured, sent
 	if live == nil {
 		ev.Outcome = Created
 	}
-	if r.opts.localServerSide && !r.planning.serverDryRun {
-		return it, ev, r.planLocalServerSide(o, live, body, &it, &ev)
+	if r.opts.localServerSide {
+		return it, ev, r.planLocalServerSide(o, live, withoutRecord(body), &it, &ev)
 	}
-	if !r.planning.serverDryRun || !r.dryRunnable(o, &ev) {
-		return it, ev, nil
-	}
-	applied, err := r.writeItem(ctx, client, o, it, "", dryRunAll)
-	if err != nil {
-		return it, ev, explainConflicts(o, live, err)
-	}
-	it.DryRunResult = applied.Object
-	if it.Changes, err = serverSideChanges(body, live, applied); err != nil {
-		return it, ev, err
-	}
-	ev.Outcome, ev.Result = writeOutcome(live, applied, true, false), applied
 	return it, ev, nil
+}
+
+// planSubresource is the apply item of kubectl apply --server-side
+// --subresource: the file as it is, sent to the subresource; no record
+// and no ownership upgrade, which concern the object itself. The object
+// must exist; the server answers NotFound otherwise.
+func (r *runner) planSubresource(o *object, live *unstructured.Unstructured) (plan.Item, Event, error) {
+	ev := o.event(Event{Live: live, Outcome: Configured, Result: o.Obj})
+	it, err := plan.NewServerSide(o.Obj, live, o.Source)
+	it.Subresource = r.opts.Subresource
+	return it, ev, err
+}
+
+// recordAsKubectl reports whether the run keeps the record of a
+// server-side apply as kubectl does: under kubectl's manager, for a record
+// that fits uncompacted (the server knows only that one).
+func (r *runner) recordAsKubectl(body *unstructured.Unstructured) bool {
+	_, fits := body.GetAnnotations()[lastapplied.Annotation]
+	return fits && r.opts.FieldManager == ServerSideFieldManager
+}
+
+// redactsSecretRecord reports a Secret whose record is to be redacted,
+// applied under kubectl's manager: the API server rewrites the record of
+// every object such a patch applies, from the patch, values in clear. Its
+// patch carries no record then, and so drops the one client-side apply
+// wrote (kubectl's manager owns it once upgraded).
+func (r *runner) redactsSecretRecord(o *object) bool {
+	return r.opts.FieldManager == ServerSideFieldManager && r.opts.SecretRecord == lastapplied.RedactSecrets &&
+		secretmask.IsSecret(o.Obj.Object)
+}
+
+// dryRunItem sends the item as a server dry run (PlanOptions.ServerDryRun)
+// and completes it and its event with the server's answer.
+func (r *runner) dryRunItem(ctx context.Context, o *object, it *plan.Item, ev *Event) error {
+	if it.Action == plan.Unchanged || !r.dryRunnable(o, ev) {
+		return nil
+	}
+	live := ev.Live
+	if live != nil && it.Action == plan.Create {
+		live = nil
+	}
+	// An apply sends the patch alone, as kubectl diff --server-side does:
+	// the record requests of ShareRecord would not build on a dry run.
+	written, err := r.writeItem(ctx, r.resource(o), o, *it, "", dryRunAll)
+	switch {
+	case err != nil && it.Action == plan.Apply:
+		return explainConflicts(o, live, err)
+	case err != nil:
+		return fmt.Errorf("%s (server dry run): %w", verbOf(it.Action), conciseServerError(err))
+	}
+	it.DryRunResult = written.Object
+	if it.Action == plan.Apply && it.Subresource == "" {
+		body, err := applyBody(*it)
+		if err != nil {
+			return err
+		}
+		if it.Changes, err = serverSideChanges(body, live, written); err != nil {
+			return err
+		}
+	}
+	ev.Result = written
+	switch it.Action {
+	case plan.Update:
+		ev.Outcome = writeOutcome(live, written, true, hasStatus(o))
+	case plan.Apply:
+		ev.Outcome = writeOutcome(live, written, true, it.Subresource != "")
+	}
+	return nil
+}
+
+// applyBody is an apply item's patch as an object.
+func applyBody(it plan.Item) (*unstructured.Unstructured, error) {
+	body := &unstructured.Unstructured{}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(it.Patch.Data, &body.Object); err != nil {
+		return nil, fmt.Errorf("decoding the apply patch: %w", err)
+	}
+	return body, nil
 }
 
 // hasStatus tells whether the file sets status, which then counts in

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
@@ -39,9 +40,10 @@ type runner struct {
 	retries *cluster.Retries
 	// listSlots bounds the run's LISTs open at once (eachListed).
 	listSlots chan struct{}
-	// planning, when set, makes the run Applier.Plan's: each object is
-	// planned (planOne) instead of written.
-	planning *planSink
+	// step is what the run does with each prepared object and its live
+	// version (nil: absent): Apply's applyObject (plan it, write it),
+	// or Plan's (plan it, hand the item out).
+	step func(ctx context.Context, o *object, live *unstructured.Unstructured) Event
 	// secrets are the Secrets whose values the run's texts never print
 	// (see mask.go).
 	secrets *cluster.Secrets
@@ -78,6 +80,9 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	if err != nil {
 		return nil, r.maskError(err)
 	}
+	// Apply is Plan and Execute in one call, object by object: each is
+	// planned as it is listed and its item written at once (applyObject).
+	r.step = r.applyObject
 	// The parent goes after the Namespaces: it may live in one of them.
 	events := r.applyAll(ctx, objects, func() error { return r.recordSuperset(ctx, set) })
 	var pruned []Event
@@ -346,16 +351,37 @@ func (r *runner) progress(total int) {
 	}
 }
 
-// applyOne applies one prepared object; the server's warnings about its
-// requests become the event's.
+// applyOne runs the run's step on one prepared object and its live
+// version (listed, or read now); the server's warnings about its requests
+// become the event's.
 func (r *runner) applyOne(ctx context.Context, o *object, lives *liveIndex) Event {
 	ctx, sink := withWarningSink(ctx)
-	ev := r.createOrUpdate(ctx, o, lives)
+	ev := r.stepWithLive(ctx, o, lives)
 	ev.Warnings = append(ev.Warnings, sink.warnings(o)...)
 	if ev.Err != nil {
 		ev.Err = errorOf(o, ev.Err)
 	}
 	return ev
+}
+
+// stepWithLive finds the object's live version and runs the run's step.
+func (r *runner) stepWithLive(ctx context.Context, o *object, lives *liveIndex) Event {
+	live, exists, listed := lives.take(o)
+	if !listed {
+		var err error
+		live, err = r.get(ctx, r.resource(o), o)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return o.event(Event{Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)})
+		}
+		exists = err == nil
+	}
+	if err := r.fileFromLive(o, live, exists); err != nil {
+		return o.event(Event{Outcome: Failed, Err: err})
+	}
+	if !exists {
+		live = nil
+	}
+	return r.step(ctx, o, live)
 }
 
 // failRest marks every object of the given phases as failed with err.

@@ -13,44 +13,91 @@ import (
 	"k8s.io/client-go/util/csaupgrade"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/delete"
+	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
-// sendItem writes one verified item of a plan: live is the object it was
-// verified against (nil: absent) and rv the resourceVersion the write
-// requires (see plan.Item.Verify). A create fails if the object exists,
-// a patch or apply if rv moved, a removal if the UID or rv did.
-func (r *runner) sendItem(ctx context.Context, o *object, it plan.Item, live *unstructured.Unstructured, rv string) Event {
+// sendItem is the one writer: it writes one item of a plan, whoever made
+// the plan (a saved plan's Execute, or Apply's plan of the same call).
+// live is the object the item was planned or verified against (nil:
+// absent) and rv the resourceVersion the write requires ("" for none, as
+// Apply sends it: a conflict is answered by planning again). A create
+// fails if the object exists, a patch or apply if rv moved, a removal if
+// the UID or rv did. ev is the item's event so far (its object, live, the
+// plan's warnings); the error, if any, is the write's, explained, for the
+// caller's conflict policy (executePlanned, executeVerified).
+func (r *runner) sendItem(ctx context.Context, o *object, it plan.Item, live *unstructured.Unstructured, rv string, ev Event) (Event, error) {
 	client := r.resource(o)
-	ev := o.event(Event{Live: live})
 	var written *unstructured.Unstructured
 	var err error
 	switch it.Action {
 	case plan.Unchanged:
 		ev.Outcome, ev.Result = Unchanged, live
-		return ev
+		return ev, nil
 	case plan.Apply:
-		if live != nil {
-			if live, err = r.upgradeOnce(ctx, client, live, r.managerOf(it)); err != nil {
-				break
-			}
-			rv = live.GetResourceVersion()
+		var warnings []string
+		written, live, warnings, err = r.sendApplyItem(ctx, client, o, it, live, rv)
+		ev.Warnings = append(ev.Warnings, warnings...)
+	case plan.Create:
+		if written, err = r.writeItem(ctx, client, o, it, rv, r.serverDryRun()); err != nil {
+			err = fmt.Errorf("creating: %w", conciseServerError(err))
 		}
-		written, err = r.writeItem(ctx, client, o, it, rv, r.serverDryRun())
-	case plan.Create, plan.Update:
-		written, err = r.writeItem(ctx, client, o, it, rv, r.serverDryRun())
+	case plan.Update:
+		if written, err = r.writeItem(ctx, client, o, it, rv, r.serverDryRun()); err != nil {
+			err = fmt.Errorf("patching: %w", conciseServerError(err))
+		}
 	case plan.Prune, plan.Delete:
-		return r.sendRemoval(ctx, client, o, it, live, rv)
+		return r.sendRemoval(ctx, client, o, it, live, rv), nil
 	default:
 		err = fmt.Errorf("unknown action %q", it.Action)
 	}
 	if err != nil {
-		ev.Outcome, ev.Err = Failed, r.refusal(ctx, client, o, it, err)
-		return ev
+		return ev, err
 	}
-	ev.Outcome, ev.Result = writeOutcome(live, written, false, it.Action == plan.Update && patchSetsStatus(it.Patch)), written
-	return ev
+	withStatus := it.Subresource != "" || it.Action == plan.Update && patchSetsStatus(it.Patch)
+	ev.Outcome, ev.Result = writeOutcome(live, written, r.opts.DryRun == cluster.ServerDryRun, withStatus), written
+	return ev, nil
+}
+
+// sendApplyItem sends a server-side apply item. Sent to the object, an
+// object last written by client-side apply first has its managedFields
+// upgraded (client-go's csaupgrade, as kubectl does), so fields the file
+// drops from now on are deleted rather than left to the old client-side
+// manager; the apply then requires the upgraded resourceVersion (when rv
+// is set). It returns the object written and live as the apply found it.
+func (r *runner) sendApplyItem(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, live *unstructured.Unstructured, rv string) (*unstructured.Unstructured, *unstructured.Unstructured, []string, error) {
+	manager := r.managerOf(it)
+	if live != nil && it.Subresource == "" {
+		if err := r.upgradeConflicts(ctx, client, live, it.Patch.Data, manager); err != nil {
+			return nil, live, nil, explainConflicts(o, live, err)
+		}
+		if r.opts.DryRun != cluster.ServerDryRun {
+			upgraded, err := r.upgradeOnce(ctx, client, live, manager)
+			if err != nil {
+				return nil, live, nil, &upgradeError{err}
+			}
+			if live = upgraded; rv != "" {
+				rv = live.GetResourceVersion()
+			}
+		}
+	}
+	var applied *unstructured.Unstructured
+	var warnings []string
+	var err error
+	if it.ShareRecord && r.opts.DryRun == cluster.NoDryRun {
+		applied, err = r.applyAsKubectl(ctx, client, o, it, live, rv)
+	} else {
+		applied, err = r.writeItem(ctx, client, o, it, rv, r.serverDryRun())
+	}
+	if err != nil {
+		return nil, live, nil, explainConflicts(o, live, err)
+	}
+	if manager == ServerSideFieldManager && r.opts.SecretRecord == lastapplied.RedactSecrets && it.ID.Group == "" && it.ID.Kind == "Secret" {
+		warnings = secretRecordWarning(o, applied)
+	}
+	return applied, live, warnings, nil
 }
 
 // managerOf is the field manager of the item's write: the caller's, or
@@ -65,12 +112,12 @@ func (r *runner) managerOf(it plan.Item) string {
 	return ClientSideFieldManager
 }
 
-// writeItem sends a create, patch or apply item — Execute's write of a
-// verified item, Apply's of the object it just planned and Plan's server
-// dry run — and returns the server's answer: a patch carrying rv as its
-// precondition (none when rv is empty, as Apply sends it), with dryRun, under the
-// run's field manager (kubectl's for the kind of write when unset), with
-// its field validation and, for an apply, --force-conflicts.
+// writeItem sends a create, patch or apply item — sendItem's write and
+// Plan's server dry run — and returns the server's answer: a patch
+// carrying rv as its precondition (none when rv is empty), with dryRun,
+// under the run's field manager (kubectl's for the kind of write when
+// unset), with its field validation and, for an apply, --force-conflicts,
+// to the item's subresource if it names one.
 func (r *runner) writeItem(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, rv string, dryRun []string) (*unstructured.Unstructured, error) {
 	var written *unstructured.Unstructured
 	if it.Action == plan.Create {
@@ -93,7 +140,11 @@ func (r *runner) writeItem(ctx context.Context, client dynamic.ResourceInterface
 		opts.Force = &force
 	}
 	err = r.retryTransient(ctx, func() error {
-		written, err = r.sendPatch(ctx, client, o, patch.Type.K8s(), patch.Data, opts)
+		if it.Subresource != "" {
+			written, err = client.Patch(ctx, it.ID.Name, patch.Type.K8s(), patch.Data, opts, it.Subresource)
+		} else {
+			written, err = r.sendPatch(ctx, client, o, patch.Type.K8s(), patch.Data, opts)
+		}
 		return err
 	})
 	return written, refusedDryRun(o.Obj, dryRun, err)
@@ -114,24 +165,25 @@ func (r *runner) sendRemoval(ctx context.Context, client dynamic.ResourceInterfa
 		err = nil // what the item wants
 	}
 	if err != nil {
-		return o.event(Event{Outcome: Failed, Err: r.refusal(ctx, client, o, it, err), Live: live})
+		return o.event(Event{Outcome: Failed, Err: r.refusal(ctx, client, o, it, fmt.Errorf("deleting: %w", conciseServerError(err))), Live: live})
 	}
 	return o.event(Event{Outcome: outcome, Result: live, Live: live})
 }
 
-// refusal explains a failed write of an item. A conflict (or, for a
-// create, an object that exists) means the object changed between the
-// check and the write: it is read again to name what changed, and the
-// item is not planned again. A server-side apply's conflict over fields
-// other managers own is explained as Apply does.
+// refusal is a saved plan's answer to a failed write of an item (the
+// policy of executeVerified). A conflict (or, for a create, an object
+// that exists) means the object changed between the check and the
+// write: it is read again to name what changed, and the item is not
+// planned again. A server-side apply's conflict over fields other
+// managers own is explained (explainConflicts) as it is.
 func (r *runner) refusal(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, err error) error {
 	var status apierrors.APIStatus
 	switch {
 	case it.Action == plan.Apply && apierrors.IsConflict(err) && errors.As(err, &status) &&
 		status.Status().Details != nil && len(status.Status().Details.Causes) > 0:
-		return explainConflicts(o, nil, err)
+		return err
 	case !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err):
-		return fmt.Errorf("%s: %w", verbOf(it.Action), conciseServerError(err))
+		return err
 	}
 	live, getErr := r.get(ctx, client, o)
 	if apierrors.IsNotFound(getErr) {
@@ -141,6 +193,10 @@ func (r *runner) refusal(ctx context.Context, client dynamic.ResourceInterface, 
 		if _, changed := it.Verify(live); changed != nil {
 			return changed
 		}
+	}
+	// The server's words, without the verb sendItem put before them.
+	if inner := errors.Unwrap(err); inner != nil {
+		err = inner
 	}
 	return &plan.ChangedError{ID: it.ID, What: fmt.Sprintf("it changed while being written: %v", conciseServerError(err))}
 }
@@ -161,12 +217,10 @@ func patchSetsStatus(p plan.Patch) bool {
 	return ok
 }
 
-// upgradeOnce moves the fields client-side apply owns on live (verified,
-// so its resourceVersion is the one required) to manager, as
-// serverSideApply does before its patch: one attempt, the patch testing
-// the resourceVersion first; a conflict is a change since the check. live
-// is returned when there is nothing to move; the apply then requires the
-// resourceVersion of the object returned.
+// upgradeOnce moves the fields client-side apply owns on live to manager:
+// one attempt, the patch testing the resourceVersion first, so a
+// concurrent write is a conflict (which the caller's policy answers).
+// live is returned when there is nothing to move.
 func (r *runner) upgradeOnce(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
 	patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), manager)
 	if err != nil || patch == nil {

@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/csaupgrade"
 
-	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/ownership"
@@ -22,48 +21,6 @@ import (
 
 // lastAppliedFieldPath is where the client-side record lives in managedFields.
 var lastAppliedFieldPath = ownership.SMDSet(fieldpath.Fields("metadata", "annotations", lastapplied.Annotation))
-
-// serverSideApply sends the file as an apply patch. Under kubectl's
-// manager the object keeps a last-applied record, so a later switch back to
-// client-side apply still knows what the file set: kept as kubectl keeps it
-// (see applyAsKubectl), or carried in the patch when only a packed one
-// fits; under another manager it has none, as with kubectl. An object last written by client-side apply first has its
-// managedFields upgraded (client-go's csaupgrade, as kubectl does), so
-// fields the file drops from now on are deleted rather than left to the old
-// client-side manager.
-func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured) Event {
-	body, warnings, err := r.serverSideBody(o, live)
-	if err != nil {
-		return o.event(Event{Outcome: Failed, Err: err})
-	}
-	if live != nil {
-		if err := r.upgradeConflicts(ctx, client, live, body); err != nil {
-			return o.event(Event{Outcome: Failed, Err: explainConflicts(o, live, err), Warnings: warnings})
-		}
-		if live, err = r.upgradeClientSideOwnership(ctx, client, live); err != nil {
-			return o.event(Event{Outcome: Failed, Err: err, Warnings: warnings})
-		}
-	}
-	var applied *unstructured.Unstructured
-	switch {
-	case r.redactsSecretRecord(o):
-		applied, err = r.sendApply(ctx, client, withoutRecord(body), r.opts.FieldManager)
-		warnings = append(warnings, secretRecordWarning(o, applied)...)
-	case r.recordAsKubectl(body):
-		applied, err = r.applyAsKubectl(ctx, client, live, body)
-	case r.opts.FieldManager != ServerSideFieldManager:
-		// As kubectl: a manager of the user's own applies without the
-		// record, and once it owns the record (csaupgrade above) the server
-		// drops it — the object has moved to server-side apply.
-		applied, err = r.sendApply(ctx, client, withoutRecord(body), r.opts.FieldManager)
-	default:
-		applied, err = r.sendApply(ctx, client, body, r.opts.FieldManager)
-	}
-	if err != nil {
-		return o.event(Event{Outcome: Failed, Err: explainConflicts(o, live, err), Warnings: warnings})
-	}
-	return o.event(Event{Outcome: writeOutcome(live, applied, r.opts.DryRun == cluster.ServerDryRun, false), Result: applied, Live: live, Warnings: warnings})
-}
 
 // sendApply sends body as an apply patch of manager, in the run's dry-run
 // mode, with the run's field validation and --force-conflicts.
@@ -115,54 +72,24 @@ func (r *runner) serverSideBody(o *object, live *unstructured.Unstructured) (*un
 // would hide them. So, for another manager and without --force-conflicts,
 // the patch (without the record, which client-side apply owns) is first
 // sent as a server dry run: a conflict is the answer.
-func (r *runner) upgradeConflicts(ctx context.Context, client dynamic.ResourceInterface, live, body *unstructured.Unstructured) error {
-	if r.opts.FieldManager == ServerSideFieldManager || r.opts.ForceConflicts {
+func (r *runner) upgradeConflicts(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured, data []byte, manager string) error {
+	if manager == ServerSideFieldManager || r.opts.ForceConflicts {
 		return nil
 	}
-	if patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), r.opts.FieldManager); err != nil || patch == nil {
-		return nil // nothing to upgrade, or upgradeClientSideOwnership reports the error
+	if patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), manager); err != nil || patch == nil {
+		return nil // nothing to upgrade, or upgradeOnce reports the error
 	}
-	data, err := withoutRecord(body).MarshalJSON()
-	if err != nil {
-		return fmt.Errorf("encoding the apply patch: %w", err)
-	}
-	opts := metav1.PatchOptions{FieldManager: r.opts.FieldManager, DryRun: []string{metav1.DryRunAll}, FieldValidation: r.opts.FieldValidation}
-	err = r.retryTransient(ctx, func() error {
-		_, err := client.Patch(ctx, body.GetName(), types.ApplyPatchType, data, opts)
+	// data, the apply patch of another manager than kubectl's, carries no
+	// record (planServerSide), which client-side apply owns.
+	opts := metav1.PatchOptions{FieldManager: manager, DryRun: []string{metav1.DryRunAll}, FieldValidation: r.opts.FieldValidation}
+	err := r.retryTransient(ctx, func() error {
+		_, err := client.Patch(ctx, live.GetName(), types.ApplyPatchType, data, opts)
 		return err
 	})
 	if apierrors.IsConflict(err) {
 		return err
 	}
 	return nil // any other failure shows in the apply itself
-}
-
-// upgradeClientSideOwnership moves the fields owned by client-side apply
-// to the server-side manager (see clientSideManagers). The patch is guarded
-// by resourceVersion; on a conflict the object is read again.
-func (r *runner) upgradeClientSideOwnership(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	for attempt := 0; attempt <= maxConflictRetries; attempt++ {
-		patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), r.opts.FieldManager)
-		if err != nil || patch == nil {
-			return live, err
-		}
-		if r.opts.DryRun == cluster.ServerDryRun {
-			return live, nil
-		}
-		upgraded, err := client.Patch(ctx, live.GetName(), types.JSONPatchType, patch, metav1.PatchOptions{})
-		// The patch tests resourceVersion first: a concurrent write fails
-		// that test, which the server reports as a conflict.
-		if !apierrors.IsConflict(err) {
-			if err != nil {
-				return nil, fmt.Errorf("upgrading client-side field ownership: %w", err)
-			}
-			return upgraded, nil
-		}
-		if live, err = client.Get(ctx, live.GetName(), metav1.GetOptions{}); err != nil {
-			return nil, fmt.Errorf("reading the object again after a conflict: %w", err)
-		}
-	}
-	return nil, fmt.Errorf("upgrading client-side field ownership: the object kept changing")
 }
 
 // clientSideManagers are the managers whose Update entries hold client-side

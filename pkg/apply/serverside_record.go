@@ -11,24 +11,16 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/csaupgrade"
 
-	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/secretmask"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // lastAppliedFieldManager is kubectl's manager of the last-applied record
 // alone, under server-side apply.
 const lastAppliedFieldManager = "kubectl-last-applied"
 
-// recordAsKubectl reports whether the run keeps the record of a
-// server-side apply as kubectl does: under kubectl's manager, for a record
-// that fits uncompacted (the server knows only that one).
-func (r *runner) recordAsKubectl(body *unstructured.Unstructured) bool {
-	_, fits := body.GetAnnotations()[lastapplied.Annotation]
-	return fits && r.opts.FieldManager == ServerSideFieldManager
-}
-
-// applyAsKubectl applies body (the file with its record) as kubectl
+// applyAsKubectl applies the item (the file without its record, the
+// record being shared: plan.Item.ShareRecord) as kubectl
 // --server-side does. The API server itself rewrites the record of an
 // object that has one on every apply patch of the manager "kubectl" (its
 // lastAppliedUpdater), so the patch leaves it out; the record is owned by
@@ -41,24 +33,28 @@ func (r *runner) recordAsKubectl(body *unstructured.Unstructured) bool {
 // take turns without losing the record or reporting changes. A server dry
 // run sends the patch alone, as kubectl diff --server-side does: the record
 // requests would not build on it.
-func (r *runner) applyAsKubectl(ctx context.Context, client dynamic.ResourceInterface, live, body *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if r.opts.DryRun != cluster.NoDryRun {
-		return r.sendApply(ctx, client, withoutRecord(body), ServerSideFieldManager)
-	}
+func (r *runner) applyAsKubectl(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, live *unstructured.Unstructured, rv string) (*unstructured.Unstructured, error) {
 	if live != nil && len(recordApplyOwners(live)) == 0 {
 		if record, has := live.GetAnnotations()[lastapplied.Annotation]; has {
-			if _, err := r.applyRecord(ctx, client, live, record); err != nil {
+			shared, err := r.applyRecord(ctx, client, live, record)
+			if err != nil {
 				return nil, err
+			}
+			if rv != "" {
+				rv = shared.GetResourceVersion()
 			}
 		}
 	}
-	body = withoutRecord(body)
-	applied, err := r.sendApply(ctx, client, body, ServerSideFieldManager)
+	applied, err := r.writeItem(ctx, client, o, it, rv, nil)
 	if err != nil {
 		return nil, err
 	}
 	if _, has := applied.GetAnnotations()[lastapplied.Annotation]; has {
 		return applied, nil
+	}
+	body, err := applyBody(it)
+	if err != nil {
+		return nil, err
 	}
 	record, err := runtime.Encode(unstructured.UnstructuredJSONScheme, body)
 	if err != nil {
@@ -91,16 +87,6 @@ func (r *runner) applyRecord(ctx context.Context, client dynamic.ResourceInterfa
 		return nil, fmt.Errorf("applying the last-applied record as %s: %w", lastAppliedFieldManager, err)
 	}
 	return applied, nil
-}
-
-// redactsSecretRecord reports a Secret whose record is to be redacted,
-// applied under kubectl's manager: the API server rewrites the record of
-// every object such a patch applies, from the patch, values in clear. Its
-// patch carries no record then, and so drops the one client-side apply
-// wrote (kubectl's manager owns it once upgraded).
-func (r *runner) redactsSecretRecord(o *object) bool {
-	return r.opts.FieldManager == ServerSideFieldManager && r.opts.SecretRecord == lastapplied.RedactSecrets &&
-		secretmask.IsSecret(o.Obj.Object)
 }
 
 // secretRecordWarning says when a Secret kept a record all the same (owned

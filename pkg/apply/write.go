@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
-	"github.com/kapply/kapply/pkg/plan"
 )
 
 // resource is the client for the object's resource and namespace.
@@ -23,46 +20,6 @@ func (r *runner) resource(o *object) dynamic.ResourceInterface {
 	return client
 }
 
-// createOrUpdate finds the live object (listed, or read now), creates the
-// object when it is missing and merges the file into it otherwise.
-func (r *runner) createOrUpdate(ctx context.Context, o *object, lives *liveIndex) Event {
-	client := r.resource(o)
-	live, exists, listed := lives.take(o)
-	if !listed {
-		var err error
-		live, err = r.get(ctx, client, o)
-		if err != nil && !apierrors.IsNotFound(err) {
-			return o.event(Event{Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)})
-		}
-		exists = err == nil
-	}
-	if err := r.fileFromLive(o, live, exists); err != nil {
-		return o.event(Event{Outcome: Failed, Err: err})
-	}
-	switch {
-	case r.planning != nil && !exists:
-		return r.planOne(ctx, client, o, nil)
-	case r.planning != nil:
-		return r.planOne(ctx, client, o, live)
-	case r.opts.ServerSide && r.opts.Subresource != "":
-		if !exists {
-			live = nil
-		}
-		return r.applySubresource(ctx, client, o, live)
-	case r.opts.ServerSide && r.opts.DryRun == cluster.ClientDryRun && !exists:
-		return r.localServerSideApply(o, nil)
-	case r.opts.ServerSide && r.opts.DryRun == cluster.ClientDryRun:
-		return r.localServerSideApply(o, live)
-	case r.opts.ServerSide && !exists:
-		return r.serverSideApply(ctx, client, o, nil)
-	case r.opts.ServerSide:
-		return r.serverSideApply(ctx, client, o, live)
-	case !exists:
-		return r.create(ctx, client, o)
-	}
-	return r.update(ctx, client, o, live)
-}
-
 func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *object) (*unstructured.Unstructured, error) {
 	var live *unstructured.Unstructured
 	err := r.retryTransient(ctx, func() error {
@@ -71,33 +28,6 @@ func (r *runner) get(ctx context.Context, client dynamic.ResourceInterface, o *o
 		return err
 	})
 	return live, err
-}
-
-// create sends the object with its last-applied record, as kubectl does.
-func (r *runner) create(ctx context.Context, client dynamic.ResourceInterface, o *object) Event {
-	body, warnings, err := r.withLastApplied(o, nil)
-	if err != nil {
-		return o.event(Event{Outcome: Failed, Err: err})
-	}
-	// kubectl drops nulls before creating, after recording them, so that the
-	// created object is what a patch with the same record would give.
-	pruneNulls(body.Object)
-	if r.opts.DryRun == cluster.ClientDryRun {
-		return o.event(Event{Outcome: Created, Result: body, Warnings: warnings})
-	}
-	created, err := r.writeItem(ctx, client, o, plan.Item{Action: plan.Create, Merged: body.Object}, "", r.serverDryRun())
-	if apierrors.IsAlreadyExists(err) {
-		// Someone created it since it was read: merge into theirs.
-		live, getErr := r.get(ctx, client, o)
-		if getErr == nil {
-			return r.update(ctx, client, o, live)
-		}
-		err = fmt.Errorf("%w; reading it then: %w", err, getErr)
-	}
-	if err != nil {
-		return o.event(Event{Outcome: Failed, Err: fmt.Errorf("creating: %w", conciseServerError(err)), Warnings: warnings})
-	}
-	return o.event(Event{Outcome: Created, Result: created, Warnings: warnings})
 }
 
 // serverDryRun is the dryRun request option for the run.

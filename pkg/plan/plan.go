@@ -13,7 +13,9 @@ import (
 // order the run writes them.
 type Plan struct {
 	Cluster Cluster
-	Items   []Item
+	// Settings are what the items are written with.
+	Settings Settings
+	Items    []Item
 	// Warnings are about what has no item, such as a Namespace pruning
 	// leaves alone on purpose; for people, not saved.
 	Warnings []string
@@ -66,6 +68,15 @@ type Item struct {
 	LastApplied string
 	// Patch is the request body of a patch or apply item; empty otherwise.
 	Patch Patch
+	// Subresource, for an apply item, sends the patch to this subresource
+	// of the object ("status") instead of the object itself: the file as
+	// it is, without last-applied record or ownership upgrade.
+	Subresource string
+	// ShareRecord, for an apply item under kubectl's field manager, keeps
+	// the object's last-applied record as kubectl --server-side does:
+	// owned by kubectl-last-applied, written by a request of its own when
+	// the server does not rewrite it (the patch carries none).
+	ShareRecord bool
 	// Merged is the object the plan expects after the write; for a create,
 	// the object sent.
 	Merged map[string]any

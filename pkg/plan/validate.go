@@ -46,6 +46,9 @@ func checkItem(it Item) error {
 	if err := checkPatch(it); err != nil {
 		return err
 	}
+	if (it.Subresource != "" || it.ShareRecord) && it.Action != Apply {
+		return fmt.Errorf("only an apply item goes to a subresource or shares a record, not a %s item", it.Action)
+	}
 	for _, obj := range []map[string]any{it.Merged, patchObject(it.Patch)} {
 		if err := sameObject(it.ID, obj); err != nil {
 			return err

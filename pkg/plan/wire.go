@@ -15,11 +15,24 @@ import (
 // what saved plans mean, and each field's spelling is decided here.
 
 type document struct {
-	APIVersion string      `json:"apiVersion"`
-	Kind       string      `json:"kind"`
-	Checksum   string      `json:"checksum"`
-	Cluster    clusterJSON `json:"cluster"`
-	Items      []itemJSON  `json:"items"`
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Checksum   string       `json:"checksum"`
+	Cluster    clusterJSON  `json:"cluster"`
+	Settings   settingsJSON `json:"settings,omitzero"`
+	Items      []itemJSON   `json:"items"`
+}
+
+// settingsJSON is Settings; every field optional (the zero value is
+// kubectl's way).
+type settingsJSON struct {
+	FieldManager      string `json:"fieldManager,omitempty"`
+	ServerSide        bool   `json:"serverSide,omitempty"`
+	ForceConflicts    bool   `json:"forceConflicts,omitempty"`
+	FieldValidation   string `json:"fieldValidation,omitempty"`
+	Namespace         string `json:"namespace,omitempty"`
+	ApplySet          string `json:"applySet,omitempty"`
+	PlainSecretRecord bool   `json:"plainSecretRecord,omitempty"`
 }
 
 type clusterJSON struct {
@@ -37,6 +50,8 @@ type itemJSON struct {
 	ResourceVersion string          `json:"resourceVersion,omitempty"`
 	LastApplied     string          `json:"lastApplied,omitempty"`
 	Patch           *patchJSON      `json:"patch,omitempty"`
+	Subresource     string          `json:"subresource,omitempty"`
+	ShareRecord     bool            `json:"shareRecord,omitempty"`
 	Merged          map[string]any  `json:"merged,omitempty"`
 	Changes         []changeJSON    `json:"changes,omitempty"`
 	Warnings        []string        `json:"warnings,omitempty"`
@@ -76,8 +91,9 @@ type keyJSON struct {
 func toWire(p *Plan) (*document, error) {
 	c := p.Cluster
 	doc := &document{APIVersion: APIVersion, Kind: Kind,
-		Cluster: clusterJSON{Server: c.Server, Context: c.Context, User: c.User, ID: c.ID},
-		Items:   make([]itemJSON, len(p.Items))}
+		Cluster:  clusterJSON{Server: c.Server, Context: c.Context, User: c.User, ID: c.ID},
+		Settings: settingsJSON(p.Settings),
+		Items:    make([]itemJSON, len(p.Items))}
 	for i, it := range p.Items {
 		var err error
 		if doc.Items[i], err = itemToWire(it); err != nil {
@@ -90,7 +106,7 @@ func toWire(p *Plan) (*document, error) {
 func itemToWire(it Item) (itemJSON, error) {
 	out := itemJSON{Action: it.Action, ID: it.ID, Source: it.Source, UID: it.UID,
 		ResourceVersion: it.ResourceVersion, LastApplied: it.LastApplied, Merged: it.Merged,
-		Warnings: it.Warnings, DryRunResult: it.DryRunResult}
+		Warnings: it.Warnings, DryRunResult: it.DryRunResult, Subresource: it.Subresource, ShareRecord: it.ShareRecord}
 	if it.Patch.Type != "" || len(it.Patch.Data) > 0 {
 		out.Patch = &patchJSON{Type: it.Patch.Type, Data: it.Patch.Data}
 	}
@@ -136,7 +152,7 @@ func pathToWire(p fieldpath.Path) ([]elementJSON, error) {
 
 func fromWire(doc *document) (*Plan, error) {
 	c := doc.Cluster
-	p := &Plan{Cluster: Cluster{Server: c.Server, Context: c.Context, User: c.User, ID: c.ID}}
+	p := &Plan{Cluster: Cluster{Server: c.Server, Context: c.Context, User: c.User, ID: c.ID}, Settings: Settings(doc.Settings)}
 	if len(doc.Items) > 0 {
 		p.Items = make([]Item, len(doc.Items))
 	}
@@ -152,7 +168,7 @@ func fromWire(doc *document) (*Plan, error) {
 func itemFromWire(in itemJSON) (Item, error) {
 	it := Item{Action: in.Action, ID: in.ID, Source: in.Source, UID: in.UID,
 		ResourceVersion: in.ResourceVersion, LastApplied: in.LastApplied, Merged: in.Merged,
-		Warnings: in.Warnings, DryRunResult: in.DryRunResult}
+		Warnings: in.Warnings, DryRunResult: in.DryRunResult, Subresource: in.Subresource, ShareRecord: in.ShareRecord}
 	if in.Patch != nil {
 		it.Patch = Patch{Type: in.Patch.Type, Data: compactJSON(in.Patch.Data)}
 	}
