@@ -347,7 +347,8 @@ func sameSettings(opts applyOptions, s plan.Settings) error {
 		return fmt.Errorf("the plan was made with --field-manager=%q, not %q: plan again to write as another manager", s.FieldManager, opts.fieldManager)
 	case opts.force && !s.ForceConflicts:
 		return errors.New("the plan was made without --force-conflicts: plan again with it")
-	case validation != "" && validation != s.FieldValidation:
+	// --validate has a default (strict); only another value is refused.
+	case opts.validate != "strict" && validation != "" && validation != s.FieldValidation:
 		return fmt.Errorf("the plan was made with --validate=%q, not %q: plan again with it", s.FieldValidation, opts.validate)
 	}
 	return nil

@@ -58,6 +58,8 @@ applied. Secret values are never in the file (salted digests only): give apply
 			})
 		},
 	}
+	// The server's field validation of the writes, as apply's; the plan keeps it.
+	addValidateFlag(cmd, &opts.validate)
 	contexts.add(cmd)
 	contexts.collectPlans(cmd, &out, streams, true)
 	flags := cmd.Flags()
@@ -66,7 +68,6 @@ applied. Secret values are never in the file (salted digests only): give apply
 	flags.StringVar(&opts.fieldManager, "field-manager", "", "field manager apply would write as (e.g. --field-manager=ci); the plan keeps it")
 	flags.BoolVar(&opts.serverSide, "server-side", false, "plan server-side apply patches (e.g. --server-side), as apply --server-side")
 	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own, as apply --force-conflicts; the plan keeps it")
-	flags.StringVar(&opts.validate, "validate", "", `the server's field validation of the writes, as apply --validate ("strict", "warn", "ignore"); the plan keeps it`)
 	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys, as for apply (e.g. --merge-key 'Widget.example.com:spec.rules=name')")
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys, as for apply (e.g. --merge-keys-file keys.yaml)")
 	flags.StringVar(&opts.secretRecord, "secret-record", "redacted", `how Secrets' last-applied records keep values, as for apply (e.g. --secret-record=plain)`)

@@ -75,7 +75,7 @@ func nextApply(file, live *unstructured.Unstructured, resolver *schema.Resolver)
 	}
 	plan, err := merge.ThreeWay(record, withRecord.Object, adopted.Object, kind)
 	if err != nil {
-		return nil, fmt.Errorf("planning the next apply: %w", err)
+		return nil, fmt.Errorf("computing the next apply: %w", err)
 	}
 	return managedChanges(plan.Changes), nil
 }

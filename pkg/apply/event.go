@@ -52,7 +52,7 @@ type Event struct {
 	// it did not exist.
 	Live *unstructured.Unstructured
 	// Plan is the three-way merge that updated the object (nil for creates
-	// and failures before planning); diff explains changes with it.
+	// and failures before the plan); diff explains changes with it.
 	Plan *merge.Plan
 	// Err is set when Outcome is Failed. Its text has the values of the
 	// Secrets the run knows masked (see mask.go); it unwraps to the

@@ -280,7 +280,7 @@ func TestExecutePruneItem(t *testing.T) {
 		t.Fatalf("prune items %v, want drop and changed", pruned)
 	}
 	if _, err := dyn(t).Resource(configMaps).Namespace(w.ns).Get(context.Background(), "drop", metav1.GetOptions{}); err != nil {
-		t.Fatalf("planning deleted drop: %v", err)
+		t.Fatalf("the plan of the deleted drop: %v", err)
 	}
 	w.mergePatch(configMaps, "changed", `{"data":{"k":"theirs"}}`)
 	events := w.execute(p, apply.ExecuteOptions{})
@@ -300,7 +300,7 @@ func TestExecutePruneItem(t *testing.T) {
 
 // TestPlanCustomResourceOfANewCRD: a CRD and its custom resource, neither
 // on the server: the plan maps and plans the resource by the file's CRD
-// (nothing is created while planning); Execute creates the CRD, waits
+// (nothing is created by the plan); Execute creates the CRD, waits
 // for it to be established and creates the resource.
 func TestPlanCustomResourceOfANewCRD(t *testing.T) {
 	w := newPlanWorld(t, "plan-crd")
@@ -322,7 +322,7 @@ func TestPlanCustomResourceOfANewCRD(t *testing.T) {
 		t.Errorf("cluster %+v, want the server and kube-system's UID", p.Cluster)
 	}
 	if _, err := dyn(t).Resource(routes.gvr()).Namespace(w.ns).Get(context.Background(), "r", metav1.GetOptions{}); err == nil {
-		t.Fatalf("planning created the resource")
+		t.Fatalf("the plan created the resource")
 	}
 	events := w.execute(p, apply.ExecuteOptions{})
 	failOnFailures(t, events)

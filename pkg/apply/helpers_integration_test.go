@@ -64,8 +64,11 @@ const (
 )
 
 func (tl tool) String() string {
-	if tl == kubectlTool {
+	switch tl {
+	case kubectlTool:
 		return "kubectl"
+	case kapplyPlanTool:
+		return "kapply plan + apply --plan"
 	}
 	return "kapply"
 }
@@ -80,6 +83,8 @@ type world struct {
 	mergeKeys []schema.Override
 	// lastFile is the path of the file the last apply step wrote.
 	lastFile string
+	// outcomes are kapply's outcomes of each apply step, by object.
+	outcomes []map[string]apply.Outcome
 }
 
 func newWorld(t *testing.T, tl tool, mergeKeys []schema.Override) *world {
@@ -118,11 +123,14 @@ func applyFile(manifest string) step {
 		if err := os.WriteFile(w.lastFile, []byte(manifest), 0o644); err != nil {
 			t.Fatalf("writing the manifest: %v", err)
 		}
-		if w.tool == kubectlTool {
+		switch w.tool {
+		case kubectlTool:
 			runKubectl(t, w, "apply", "-f", w.lastFile)
-			return
+		case kapplyPlanTool:
+			w.outcomes = append(w.outcomes, outcomesOf(kapplyPlanned(t, w, w.lastFile)))
+		default:
+			w.outcomes = append(w.outcomes, outcomesOf(mustKapply(t, w, w.lastFile)))
 		}
-		mustKapply(t, w, w.lastFile)
 	}}
 }
 

@@ -72,7 +72,7 @@ func keyOf(o *object) listKey {
 // resource and namespace that holds at least listThreshold of the objects,
 // and returns the order in which to apply the objects: at once those not
 // listed, the others as the pages of their LIST find them (those missing
-// once it ends) — planning objects while the server still lists the rest,
+// once it ends) — objects are planned while the server still lists the rest,
 // and never holding every listed object before the first is planned. A
 // failed LIST (forbidden, say) is not an error: the objects it had not
 // found fall back to a GET each. Once a LIST finds objects, the schema of
@@ -160,9 +160,9 @@ func (lst *listing) end(err error, objects []*object) []int {
 }
 
 // prefetchSchema resolves the schema of o's kind in the background, so
-// that planning finds it ready instead of every worker waiting for OpenAPI
+// that the plan finds it ready instead of every worker waiting for OpenAPI
 // documents one group-version at a time. The resolver computes each kind
-// once; a failure is not kept, so planning tries again and reports its own
+// once; a failure is not kept, so the plan tries again and reports its own
 // error. Server-side apply plans nothing.
 func (r *runner) prefetchSchema(o *object, schemas *sync.WaitGroup) {
 	if r.opts.ServerSide || r.schemas == nil {

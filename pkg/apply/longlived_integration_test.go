@@ -438,7 +438,7 @@ func withoutPath(resp *http.Response, path string) (*http.Response, error) {
 }
 
 // TestOpenAPIFailureIsNotKept: the server fails every OpenAPI request of
-// one run; that run fails its objects (planning without the schema would
+// one run; that run fails its objects (a plan without the schema would
 // replace the keyed list whole), and the same Applier's next run plans
 // with the schema. An Applier that kept the failure failed every later run
 // too.

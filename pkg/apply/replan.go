@@ -22,10 +22,10 @@ const maxConflictRetries = 5
 // of this instant — under Apply's conflict policy: plan again. A 409 from
 // a concurrent writer (or, for a create, an object created meanwhile, or
 // a client-side owner upgraded meanwhile) is answered by reading the
-// object and planning again, at most maxConflictRetries times — unless
+// object and making its plan again, at most maxConflictRetries times — unless
 // the file sets metadata.resourceVersion: the patch carries it, as
 // kubectl's does, so a stale file gets the server's conflict instead of
-// overwriting newer state, and planning again cannot help. A saved plan
+// overwriting newer state, and a new plan cannot help. A saved plan
 // refuses instead (executeVerified). With Options.Force, a patch the
 // server refuses as invalid, or keeps refusing on conflicts, replaces
 // the object (replace). A client dry run writes nothing: the plan's
@@ -81,8 +81,8 @@ func planAgainAfter(it plan.Item, err error) bool {
 	case plan.Update:
 		return apierrors.IsConflict(err)
 	case plan.Apply:
-		// The apply's own 409 names fields other managers own: planning
-		// again would not change them.
+		// The apply's own 409 names fields other managers own: a new plan
+		// would not change them.
 		return errors.As(err, &upgrade) && apierrors.IsConflict(err)
 	}
 	return false

@@ -38,14 +38,16 @@ func runScenarios(t *testing.T, scenarios []scenario) {
 	}
 }
 
-// runScenario runs the steps with kapply, checks the result and that
-// re-applying the final file changes nothing, then runs the steps with
-// kubectl and compares the live objects.
+// runScenario runs the steps with kapply, checks the result, runs them
+// again as saved plans executed (the same outcomes and objects), checks
+// that re-applying the final file changes nothing, then runs the steps
+// with kubectl and compares the live objects.
 func runScenario(t *testing.T, sc scenario) {
 	ours := newWorld(t, kapplyTool, sc.mergeKeys)
 	runSteps(t, ours, sc.steps)
 	live := liveObjects(t, ours, sc.objects)
 	sc.check(t, live)
+	assertSameBothWays(t, sc, ours, live)
 	assertReapply(t, ours)
 	if !haveKubectl() {
 		t.Skip("kubectl not on PATH: comparison with kubectl apply skipped")

@@ -23,7 +23,7 @@ import (
 // the plan (a saved plan's Execute, or Apply's plan of the same call).
 // live is the object the item was planned or verified against (nil:
 // absent) and rv the resourceVersion the write requires ("" for none, as
-// Apply sends it: a conflict is answered by planning again). A create
+// Apply sends it: a conflict is answered by a new plan). A create
 // fails if the object exists, a patch or apply if rv moved, a removal if
 // the UID or rv did. ev is the item's event so far (its object, live, the
 // plan's warnings); the error, if any, is the write's, explained, for the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -46,14 +47,26 @@ func TestRealWorld(t *testing.T) {
 		tools = append(tools, path)
 	}
 	var rows []row
+	// finals are plain kapply apply's objects after the edit, by project
+	// and mode: the same steps through kapply plan -o P + kapply apply
+	// --plan P must leave the same objects.
+	finals := map[string]map[string]map[string]any{}
 	for _, p := range projects {
 		for _, bin := range tools {
 			for _, serverSide := range []bool{false, true} {
-				r := &runner{t: t, project: p, bin: bin, serverSide: serverSide}
-				t.Run(r.name(), func(t *testing.T) {
-					r.t = t
-					rows = append(rows, r.steps())
-				})
+				for _, viaPlan := range []bool{false, true} {
+					if viaPlan && bin != kapplyBin {
+						continue
+					}
+					r := &runner{t: t, project: p, bin: bin, serverSide: serverSide, viaPlan: viaPlan, finals: finals}
+					t.Run(r.name(), func(t *testing.T) {
+						r.t = t
+						row := r.steps()
+						if !viaPlan {
+							rows = append(rows, row)
+						}
+					})
+				}
 			}
 		}
 	}
@@ -72,6 +85,9 @@ type runner struct {
 	project    *project
 	bin        string
 	serverSide bool
+	// viaPlan applies as kapply plan -o P, then kapply apply --plan P.
+	viaPlan bool
+	finals  map[string]map[string]map[string]any
 }
 
 func (r *runner) tool() string {
@@ -90,7 +106,26 @@ func (r *runner) mode() string {
 	return "client-side"
 }
 
-func (r *runner) name() string { return r.project.name + "/" + r.tool() + "/" + r.mode() }
+func (r *runner) name() string {
+	if r.viaPlan {
+		return r.project.name + "/kapply-plan/" + r.mode()
+	}
+	return r.project.name + "/" + r.tool() + "/" + r.mode()
+}
+
+// apply applies dir: with apply, or through a saved plan.
+func (r *runner) apply(dir string) result {
+	r.t.Helper()
+	if !r.viaPlan {
+		return r.run(r.applyArgs(dir)...)
+	}
+	planFile := r.t.TempDir() + "/plan.json"
+	args := append([]string{"plan", "-f", dir, "-R", "-o", planFile}, r.applyArgs(dir)[4:]...)
+	if made := r.run(args...); made.exit != 0 {
+		r.t.Fatalf("kapply plan: exit %d\n%s", made.exit, made.stderr)
+	}
+	return r.run("apply", "--plan", planFile, "-f", dir, "-R")
+}
 
 // row is one line of the table: what each step printed and exited with.
 type row struct {
@@ -105,11 +140,11 @@ func (r *runner) steps() row {
 	r.createNamespace()
 	defer r.cleanUp()
 
-	create := r.run(r.applyArgs(p.dir)...)
+	create := r.apply(p.dir)
 	out.create = create.String()
 	r.expect(create, "create", map[string]int{"created": len(p.objects)})
 
-	reapply := r.run(r.applyArgs(p.dir)...)
+	reapply := r.apply(p.dir)
 	out.reapply = reapply.String()
 	r.expect(reapply, "re-apply", map[string]int{"unchanged": len(p.objects)})
 
@@ -120,7 +155,7 @@ func (r *runner) steps() row {
 	}
 
 	dir, target := p.edited(r.t)
-	edit := r.run(r.applyArgs(dir)...)
+	edit := r.apply(dir)
 	landed := r.editLanded(target)
 	out.edit = fmt.Sprintf("%s; %s %s, edit live: %v", edit, ref(target), edit.verbs[ref(target)], landed)
 	if r.isKapply() {
@@ -132,6 +167,10 @@ func (r *runner) steps() row {
 		if edit.verbs[ref(target)] != wantVerb || !landed {
 			r.t.Errorf("edit of %s: %q, live has the edit: %v", ref(target), edit.verbs[ref(target)], landed)
 		}
+	}
+
+	if r.isKapply() {
+		r.compareFinal()
 	}
 
 	// kubectl delete waits for finalizers by default; no namespace
@@ -455,4 +494,57 @@ func renderTable(rows []row) string {
 			r.project, r.objects, r.tool, r.mode, r.create, r.reapply, r.diff, r.edit, r.clean)
 	}
 	return b.String()
+}
+
+// compareFinal keeps plain apply's objects after the edit, and compares
+// those of the run through a saved plan with them.
+func (r *runner) compareFinal() {
+	r.t.Helper()
+	c := newClients(r.t)
+	got := map[string]map[string]any{}
+	for _, obj := range r.project.objects {
+		live, err := r.live(c, obj)
+		if err != nil || live == nil {
+			r.t.Errorf("reading %s: %v", ref(obj), err)
+			continue
+		}
+		got[ref(obj)] = comparable(live)
+	}
+	key := r.project.name + "/" + r.mode()
+	if !r.viaPlan {
+		r.finals[key] = got
+		return
+	}
+	want, ok := r.finals[key]
+	if !ok {
+		return
+	}
+	for name, obj := range want {
+		if !reflect.DeepEqual(obj, got[name]) {
+			r.t.Errorf("%s differs between apply and plan + apply --plan:\napply: %v\nplan:  %v", name, obj, got[name])
+		}
+	}
+}
+
+// comparable is live without what differs between two creations of one
+// object: identity, versions, times, managedFields, allocated addresses.
+func comparable(live *unstructured.Unstructured) map[string]any {
+	obj := live.DeepCopy().Object
+	for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"} {
+		unstructured.RemoveNestedField(obj, "metadata", f)
+	}
+	unstructured.RemoveNestedField(obj, "status")
+	if live.GetKind() == "Service" {
+		unstructured.RemoveNestedField(obj, "spec", "clusterIP")
+		unstructured.RemoveNestedField(obj, "spec", "clusterIPs")
+		if ports, ok, _ := unstructured.NestedSlice(obj, "spec", "ports"); ok {
+			for _, p := range ports {
+				if port, ok := p.(map[string]any); ok {
+					delete(port, "nodePort")
+				}
+			}
+			_ = unstructured.SetNestedSlice(obj, ports, "spec", "ports")
+		}
+	}
+	return obj
 }
