@@ -165,4 +165,3 @@ func (r *runner) planLocalServerSide(o *object, live, body *unstructured.Unstruc
 	ev.Outcome = writeOutcome(live, result, true, false)
 	return nil
 }
-
