@@ -1,0 +1,75 @@
+package apply_test
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/kapply/kapply/pkg/apply"
+)
+
+// TestApplySendsOneRequestPerWrite: plain Apply, a plan executed in the
+// same call, sends to the objects' resource one LIST and then only the
+// writes: no GET per object (the plan uses the live objects the LIST
+// read), nothing for an unchanged object client-side, one apply patch
+// per object server-side.
+func TestApplySendsOneRequestPerWrite(t *testing.T) {
+	requireCluster(t)
+	const first = `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: b}
+data: {k: "1"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+data: {k: "1"}
+`
+	const second = first + `---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: a}
+data: {k: "1"}
+`
+	for _, serverSide := range []bool{false, true} {
+		t.Run(map[bool]string{false: "client-side", true: "server-side"}[serverSide], func(t *testing.T) {
+			w := newWorld(t, kapplyTool, nil)
+			opts := apply.Options{Write: apply.WriteOptions{Namespace: w.ns, ServerSide: serverSide}}
+			failOnFailures(t, kapplyRunOpts(t, w, fileRun{writeManifest(t, w, first), opts}))
+			// b changes, c does not, a is new.
+			path := writeManifest(t, w, strings.Replace(second, `metadata: {name: b}
+data: {k: "1"}`, `metadata: {name: b}
+data: {k: "2"}`, 1))
+			var mu sync.Mutex
+			var seen []string
+			record := func(cfg *rest.Config) *rest.Config {
+				cfg = rest.CopyConfig(cfg)
+				cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
+					return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+						if prefix := "/api/v1/namespaces/" + w.ns + "/configmaps"; strings.HasPrefix(req.URL.Path, prefix) {
+							mu.Lock()
+							seen = append(seen, req.Method+" "+strings.TrimPrefix(req.URL.Path, prefix))
+							mu.Unlock()
+						}
+						return next.RoundTrip(req)
+					})
+				})
+				return cfg
+			}
+			failOnFailures(t, kapplyRunOptsWith(t, w, fileRun{path, opts}, record))
+			want := []string{"GET ", "PATCH /b", "POST "}
+			if serverSide {
+				want = []string{"GET ", "PATCH /a", "PATCH /b", "PATCH /c"}
+			}
+			slices.Sort(seen)
+			if !slices.Equal(seen, want) {
+				t.Errorf("requests to configmaps: %q, want %q", seen, want)
+			}
+		})
+	}
+}
