@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -347,7 +346,7 @@ func TestForceKeepsTheCopyWhenNothingCanBeCreated(t *testing.T) {
 	}
 
 	denyRestore.Store(false)
-	if _, err := exec.LookPath("kubectl"); err == nil {
+	if testcluster.HaveKubectl(t) {
 		if k := kubectlRun(t, "", "create", "-f", path); k.code != 0 {
 			t.Fatalf("kubectl create -f %s: exit %d\n%s", path, k.code, k.stderr)
 		}
@@ -444,7 +443,7 @@ func TestForceRefusedWhenTheCreateWouldBeDenied(t *testing.T) {
 		t.Error("without the policy: the Job was not replaced")
 	}
 
-	if _, err := exec.LookPath("kubectl"); err != nil {
+	if !testcluster.HaveKubectl(t) {
 		return
 	}
 	k := kubectlRun(t, "", "apply", "-f", files, "-n", kubectls, "--force", "--grace-period=0")
