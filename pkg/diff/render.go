@@ -32,8 +32,11 @@ func unified(c Comparison) (string, error) {
 		return "", fmt.Errorf("rendering the diff of %s: %w", c.Object.Ref, err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "diff -u -N %s %s\n# %s from %s\n", from, to, c.Object.Ref, shown.Text(c.Object.Source))
-	b.WriteString(body)
+	fmt.Fprintf(&b, "diff -u -N %s %s\n# %s from %s\n", from, to, shown.Text(c.Object.Ref), shown.Text(c.Object.Source))
+	// A value's line may start with "::" after its indent (a block
+	// scalar, a name with a newline): the GitHub runner, which reads a
+	// step's stdout, would take it for a workflow command.
+	b.WriteString(shown.NoCommands(body))
 	return b.String(), nil
 }
 
