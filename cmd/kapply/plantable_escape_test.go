@@ -18,7 +18,7 @@ func TestPlanTableQuotesHostileNames(t *testing.T) {
 	p := &plan.Plan{}
 	for _, name := range hostile {
 		p.Items = append(p.Items, plan.Item{Action: plan.Update,
-			ID: plan.ID{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Cluster\x1bRole", Name: name, Namespace: "ns\r"},
+			ID:      plan.ID{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Cluster\x1bRole", Name: name, Namespace: "ns\r"},
 			Changes: []plan.Change{{Path: fieldpath.Fields("rules", "x\ry"), Reason: plan.SetByFile}}})
 	}
 	p.Items = append(p.Items, plan.Item{Action: plan.Update, ID: plan.ID{Version: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "victim"},
