@@ -131,7 +131,7 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 		}
 		printPlanTable(asked.Out, p)
 		if !opts.review.yes && hasChanges(p) {
-			if proceed, err := confirmed(asked); err != nil || !proceed {
+			if err := confirmed(asked); err != nil {
 				return err
 			}
 		}
