@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // Plan is what one run does to one cluster: an item per object, in the
@@ -124,16 +125,18 @@ type ID struct {
 }
 
 // String names the object as kapply's messages do: kind[.group]/name,
-// with " -n namespace" when namespaced.
+// with " -n namespace" when namespaced; each part that came from a file
+// quoted when it holds a character that does not show as itself
+// (shown.Text).
 func (id ID) String() string {
 	kind := id.Kind
 	if id.Group != "" {
 		kind += "." + id.Group
 	}
 	if id.Namespace == "" {
-		return kind + "/" + id.Name
+		return shown.Text(kind) + "/" + shown.Text(id.Name)
 	}
-	return fmt.Sprintf("%s/%s -n %s", kind, id.Name, id.Namespace)
+	return fmt.Sprintf("%s/%s -n %s", shown.Text(kind), shown.Text(id.Name), shown.Text(id.Namespace))
 }
 
 // isSecret reports a core v1 Secret, whose values a plan keeps as digests.
