@@ -298,9 +298,9 @@ func TestApplyPlanPrunesFromApplySet(t *testing.T) {
 	}
 	cms := dynamicClient(t).Resource(configMaps).Namespace(ns)
 	ctx := context.Background()
-	r = kapply(t, "apply", "--plan", planFile, "-n", ns)
-	if r.code != 1 || !strings.Contains(r.stderr, "give apply --plan the same --applyset") {
-		t.Errorf("without --applyset: exit %d\nstderr %s", r.code, r.stderr)
+	r = kapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=other")
+	if r.code != 1 || !strings.Contains(r.stderr, `the plan was made with --applyset="web", not "other"`) {
+		t.Errorf("with another --applyset: exit %d\nstderr %s", r.code, r.stderr)
 	}
 	if _, err := cms.Patch(ctx, "b", types.MergePatchType, []byte(`{"metadata":{"annotations":{"note":"keep me"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
@@ -313,7 +313,8 @@ func TestApplyPlanPrunesFromApplySet(t *testing.T) {
 		t.Errorf("b, changed since the plan, was pruned: %v", err)
 	}
 	mustRunKapply(t, "plan", "-f", dir, "-n", ns, "--prune", "--applyset=web", "-o", planFile)
-	r = mustRunKapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=web")
+	// Without --applyset: the plan records its members on its own set.
+	r = mustRunKapply(t, "apply", "--plan", planFile, "-n", ns)
 	if !strings.Contains(r.stdout, "configmap/b pruned") {
 		t.Errorf("b not pruned:\n%s", r.stdout)
 	}

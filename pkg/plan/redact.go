@@ -17,7 +17,7 @@ import (
 // are. WithSecretValues puts the values back from the files. p is not
 // modified; its other items are shared.
 func Redacted(p *Plan) (*Plan, error) {
-	out := &Plan{Cluster: p.Cluster, Items: slices.Clone(p.Items)}
+	out := &Plan{Cluster: p.Cluster, Settings: p.Settings, Items: slices.Clone(p.Items)}
 	for i, it := range out.Items {
 		if !it.ID.isSecret() {
 			continue
