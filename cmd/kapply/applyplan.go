@@ -166,6 +166,12 @@ func connectForPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, 
 	if err := sameSettings(opts, p.Settings); err != nil {
 		return nil, apply.Input{}, fmt.Errorf("%s: %w", opts.review.planFile, err)
 	}
+	// The plan's objects, and the -f files' Secrets, go to the namespace
+	// it was made with; an explicit -n may only repeat it.
+	if ns := flagValue(getter.Namespace); ns != "" && p.Settings.Namespace != "" && ns != p.Settings.Namespace {
+		return nil, apply.Input{}, fmt.Errorf("%s: the plan was made with -n %s, not -n %s: its objects and the Secrets of the -f files go to namespace %s; plan again to apply in another namespace",
+			opts.review.planFile, p.Settings.Namespace, ns, p.Settings.Namespace)
+	}
 	// The plan records its members on the ApplySet it was made with;
 	// --applyset may repeat it, not name another.
 	if set := opts.prune.applySet; set != "" && set != p.Settings.ApplySet {
@@ -357,4 +363,11 @@ func sameSettings(opts applyOptions, s plan.Settings) error {
 		return fmt.Errorf("the plan was made with --validate=%q, not %q: plan again with it", s.FieldValidation, opts.validate)
 	}
 	return nil
+}
+
+func flagValue(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

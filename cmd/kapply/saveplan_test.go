@@ -279,7 +279,7 @@ func TestApplyPlanSecretValues(t *testing.T) {
 
 // TestApplyPlanPrunesFromApplySet: a plan with --prune --applyset holds a
 // prune item, verified like the others (refused when the object changed
-// since); executed with the same --applyset it records its new kinds on
+// since); executed (with the same --applyset, or none) it records its new kinds on
 // the parent, so that a later apply --prune deletes them.
 func TestApplyPlanPrunesFromApplySet(t *testing.T) {
 	ns := cluster.Namespace(t)
