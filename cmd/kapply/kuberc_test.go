@@ -209,10 +209,12 @@ func TestKubercApplyDefaultsReachPlanNotApplyPlan(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		planArgs []string
-		manager  string
+		managers []string
 	}{
-		{"fromkuberc", nil, "kubectl/Apply"},
-		{"clientside", []string{"--server-side=false"}, "kubectl-client-side-apply/Update"},
+		// As apply --server-side writes it: the record shared with
+		// kubectl-last-applied, as kubectl --server-side keeps it.
+		{"fromkuberc", nil, []string{"kubectl-last-applied/Apply", "kubectl/Apply"}},
+		{"clientside", []string{"--server-side=false"}, []string{"kubectl-client-side-apply/Update"}},
 	} {
 		dir := writeFiles(t, map[string]string{c.name + ".yaml": labelledConfigMap(c.name, "app: x", "k: v")})
 		planFile := filepath.Join(t.TempDir(), "plan.json")
@@ -224,8 +226,8 @@ func TestKubercApplyDefaultsReachPlanNotApplyPlan(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("%s: apply --plan under kuberc's --server-side=true: exit %d\n%s%s", c.name, r.code, r.stdout, r.stderr)
 		}
-		if got := managers(t, ns, c.name); !slices.Equal(got, []string{c.manager}) {
-			t.Errorf("%s: managers %v, want %s (as the plan was made)", c.name, got, c.manager)
+		if got := managers(t, ns, c.name); !slices.Equal(got, c.managers) {
+			t.Errorf("%s: managers %v, want %v (as the plan was made)", c.name, got, c.managers)
 		}
 		if r := kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns, "--kuberc", rc, "--server-side"); r.code == 0 || !strings.Contains(r.stderr, "--server-side cannot be used with --plan") {
 			t.Errorf("%s: --server-side typed with --plan: exit %d, want refused\n%s", c.name, r.code, r.stderr)
