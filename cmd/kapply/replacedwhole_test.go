@@ -141,6 +141,9 @@ func (w wholeWorld) assertRefusedKeepingTheController(t *testing.T, r result) {
 	for _, want := range []string{
 		"Widget." + w.group + "/w -n " + w.ns + " changed since the plan: spec.byName",
 		"Deployment.apps/web -n " + w.ns + " changed since the plan: spec.template.spec.containers[name=web].env",
+		// The diff of what changed shows the list as planned and now.
+		" spec.byName:\n   - name: a\n     value: a1\n+  - name: ctrl\n+    value: c1\n",
+		"+  - name: CTRL\n",
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
