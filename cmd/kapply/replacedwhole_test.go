@@ -155,7 +155,8 @@ func (w wholeWorld) assertRefusedKeepingTheController(t *testing.T, r result) {
 	if got := w.byName(t); got != `{"a":"a1","ctrl":"c1"}` {
 		t.Errorf("the Widget's list %s, want the controller's rule kept and a as it was", got)
 	}
-	if got := w.env(t); got != `[{"name":"A","value":"1"},{"name":"CTRL","value":"c"}]` {
+	// The server puts an element a strategic merge patch adds first.
+	if got := w.env(t); got != `[{"name":"CTRL","value":"c"},{"name":"A","value":"1"}]` {
 		t.Errorf("the Deployment's env %s, want the controller's variable kept", got)
 	}
 	if got := configMapData(t, w.ns, "cm")["k"]; got != "2" {
