@@ -284,8 +284,14 @@ func lines(text string) []string {
 }
 
 // plannedValue is the value the plan saw at path: in the Old of the
-// change at path or at a parent of it.
+// change at path or at a parent of it, or the live value of a list or map
+// the patch replaces whole.
 func plannedValue(it plan.Item, path fieldpath.Path) any {
+	for _, r := range it.Replaced {
+		if r.Path.String() == path.String() {
+			return r.Live
+		}
+	}
 	for _, c := range it.Changes {
 		if !isPrefix(c.Path, path) {
 			continue

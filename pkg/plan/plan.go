@@ -84,6 +84,21 @@ type Item struct {
 	// tolerated; a Secret's kept keys tell apply --plan -f which of the
 	// file's values the plan did not take (WithKeptSecretValues).
 	KeptLive []fieldpath.Path
+	// Replaced are the lists and maps a patch item's patch replaces whole
+	// rather than merges into (merge.Plan.Whole), each with the live value
+	// the plan was made against, except where a change already names that
+	// value whole. The patch would drop what another writer added there
+	// since (an element of a custom resource's keyed list, a field of a
+	// retainKeys map), and the changes name only what the file changes:
+	// Verify refuses the item when one of these moved.
+	Replaced []Replaced
+}
+
+// Replaced is a value a patch replaces whole and the live value it was
+// made against (nil: live had none).
+type Replaced struct {
+	Path fieldpath.Path
+	Live any
 }
 
 // Action is what an item does to its object.
