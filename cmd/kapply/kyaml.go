@@ -35,11 +35,11 @@ func viewLastApplied(live *unstructured.Unstructured, output string) ([]byte, er
 	switch output {
 	case "kyaml":
 	case "", "yaml", "json":
-		return lastapplied.View(live, output)
+		return lastapplied.View(live, output, lastapplied.DigestKey{})
 	default:
 		return nil, fmt.Errorf(`output format must be "yaml", "json" or "kyaml", not %q`, output)
 	}
-	record, err := lastapplied.View(live, "json")
+	record, err := lastapplied.View(live, "json", lastapplied.DigestKey{})
 	if err != nil {
 		return nil, err
 	}

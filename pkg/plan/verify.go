@@ -85,6 +85,9 @@ func (it Item) Verify(live *unstructured.Unstructured) (string, error) {
 		// nothing says which live values it was approved against.
 		return refuse("resourceVersion %s, the plan's %s, and the plan records no changes of this server-side apply to check", live.GetResourceVersion(), it.ResourceVersion)
 	}
+	if err := it.checkDigestKey(); err != nil {
+		return "", err
+	}
 	if changed := it.changedFields(live); len(changed) > 0 {
 		return "", &ChangedError{ID: it.ID, Fields: changed}
 	}
@@ -95,14 +98,14 @@ func (it Item) Verify(live *unstructured.Unstructured) (string, error) {
 // longer has as the plan saw them.
 func (it Item) changedFields(live *unstructured.Unstructured) []fieldpath.Path {
 	var out []fieldpath.Path
-	if recordDigest(live) != it.LastApplied {
+	if recordDigest(live, it.DigestKey) != it.LastApplied {
 		out = append(out, recordPath)
 	}
 	for _, c := range it.Changes {
 		if c.Reason == KeptUnmanaged || c.Path.String() == recordPath.String() {
 			continue
 		}
-		if !stillAsPlanned(c, live.Object) {
+		if !stillAsPlanned(it.DigestKey, c, live.Object) {
 			out = append(out, c.Path)
 		}
 	}
@@ -126,7 +129,7 @@ func (it Item) movedKeptFields(live *unstructured.Unstructured) []fieldpath.Path
 		if err != nil {
 			planned = nil // the body leaves it out: live had none
 		}
-		if !stillAsPlanned(Change{Path: p, Old: planned}, live.Object) {
+		if !stillAsPlanned(it.DigestKey, Change{Path: p, Old: planned}, live.Object) {
 			out = append(out, p)
 		}
 	}
@@ -135,7 +138,7 @@ func (it Item) movedKeptFields(live *unstructured.Unstructured) []fieldpath.Path
 
 // stillAsPlanned reports whether live holds the change's Old value at its
 // path (both absent counts): a Secret's Old may be a digest.
-func stillAsPlanned(c Change, live map[string]any) bool {
+func stillAsPlanned(k lastapplied.DigestKey, c Change, live map[string]any) bool {
 	now, err := c.Path.Lookup(live)
 	switch {
 	case errors.Is(err, fieldpath.ErrFieldNotFound):
@@ -144,7 +147,7 @@ func stillAsPlanned(c Change, live map[string]any) bool {
 		return false // e.g. several list elements match now
 	case lastapplied.IsRedacted(c.Old):
 		_, fields := secretPath(c.Path)
-		return len(fields) == 2 && lastapplied.MatchesRedacted(c.Old, fields[0], fields[1], now)
+		return len(fields) == 2 && lastapplied.MatchesRedacted(k, c.Old, fields[0], fields[1], now)
 	}
 	return fieldpath.Equal(c.Old, now)
 }
