@@ -20,7 +20,7 @@ func secretPatchItem() Item {
 		"data": map[string]any{"password": "b2xk"}, "stringData": map[string]any{"password": "new"}}
 	return Item{Action: Update, ID: ID{Version: "v1", Kind: "Secret", Namespace: "prod", Name: "creds"}, UID: "u-1", ResourceVersion: "7",
 		LastApplied: recordDigest(&unstructured.Unstructured{Object: live}, testKey), DigestKey: testKey, DigestKeyID: testKey.ID(),
-		Patch:       Patch{Type: StrategicPatch, Data: []byte(`{"stringData":{"password":"new"}}`)}, Merged: merged,
+		Patch: Patch{Type: StrategicPatch, Data: []byte(`{"stringData":{"password":"new"}}`)}, Merged: merged,
 		Changes: []Change{{Path: fieldpath.Fields("stringData", "password"), New: "new", Reason: SetByFile}}}
 }
 
