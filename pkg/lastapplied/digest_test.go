@@ -102,3 +102,22 @@ func TestOlderRecordsStillMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestViewWithoutTheKeyHidesPlainValues: a plain record viewed without
+// the namespace's key shows Hidden for each value (no digest, no value);
+// Hidden counts as redacted and matches no value.
+func TestViewWithoutTheKeyHidesPlainValues(t *testing.T) {
+	live := secretFile()
+	live.SetAnnotations(map[string]string{Annotation: kubectlRecord(t)})
+	out, err := View(live, "json", DigestKey{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertNoValues(t, "the view without a key", string(out))
+	if strings.Contains(string(out), redactedPrefix) || strings.Count(string(out), Hidden) != 3 {
+		t.Errorf("view without a key:\n%s", out)
+	}
+	if !IsRedacted(Hidden) || MatchesRedacted(testKey, Hidden, "stringData", "password", passwordValue) {
+		t.Error("Hidden is not a redacted value that matches nothing")
+	}
+}
