@@ -16,6 +16,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/internal/testcluster"
@@ -218,5 +219,38 @@ func assertOlderRecordStillWorks(t *testing.T, ns, dir string) {
 	now := liveObject(t, secrets, ns, "pin").GetAnnotations()["kubectl.kubernetes.io/last-applied-configuration"]
 	if strings.Contains(now, "kapply:sha256:") || !strings.Contains(now, "kapply:hmac:") {
 		t.Errorf("the older record was not replaced by keyed digests:\n%s", now)
+	}
+}
+
+var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// TestSavedPlanOfASecretInANewNamespace: a plan made before the Secret's
+// namespace exists has no stored key to make its digests under; executing
+// it creates the namespace and refuses the Secret, naming the key and what
+// to do; the plan made again then runs.
+func TestSavedPlanOfASecretInANewNamespace(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t) + "-new"
+	t.Cleanup(func() {
+		_ = dynamicClient(t).Resource(namespacesGVR).Delete(context.Background(), ns, metav1.DeleteOptions{}) //nolint:errcheck // best effort
+	})
+	dir := writeFiles(t, map[string]string{"all.yaml": fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n---\n", ns) + pinSecret("pin", guessPIN)})
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	if r := kapply(t, "plan", "-f", dir, "-n", ns, "-o", planFile); r.code != 0 && r.code != 1 {
+		t.Fatalf("plan: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns)
+	if r.code == 0 || !strings.Contains(r.stderr, "run kapply plan again") || !strings.Contains(r.stderr, "kapply-digest-key") {
+		t.Fatalf("apply --plan of a plan made before the namespace: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	assertAbsent(t, "the refusal", r.stdout+r.stderr, []string{guessPIN, b64(guessPIN)})
+	if r := kapply(t, "plan", "-f", dir, "-n", ns, "-o", planFile); r.code != 0 && r.code != 1 {
+		t.Fatalf("plan again: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns); r.code != 0 {
+		t.Fatalf("apply --plan made again: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := liveSecretData(t, ns, "pin"); got != "pin="+guessPIN {
+		t.Errorf("pin data %s", got)
 	}
 }
