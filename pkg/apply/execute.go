@@ -268,6 +268,9 @@ func (r *runner) executeVerified(ctx context.Context, o *object, it plan.Item, s
 	case err != nil:
 		return o.event(Event{Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)})
 	}
+	if it, err = r.keyItem(ctx, it); err != nil {
+		return o.event(Event{Outcome: Failed, Err: err, Live: live})
+	}
 	rv, err := it.Verify(live)
 	if err != nil {
 		return o.event(Event{Outcome: Failed, Err: err, Live: live})
@@ -289,10 +292,11 @@ func (r *runner) executeVerified(ctx context.Context, o *object, it plan.Item, s
 
 // withFileSecret puts the files' Secret values back into the item.
 func (r *runner) withFileSecret(it plan.Item, secrets map[plan.ID]*object, live *unstructured.Unstructured) (plan.Item, error) {
-	file, ok := secrets[it.ID]
+	found, ok := secrets[it.ID]
 	if !ok {
 		return it, errRedacted
 	}
+	file := &object{Obj: found.Obj, Source: found.Source, Mapping: found.Mapping, key: it.DigestKey}
 	// The plan was made from the file with the keys its rules keep at
 	// live's values (the item's KeptLive): so is the file checked.
 	if live != nil && len(it.KeptLive) > 0 {

@@ -91,7 +91,10 @@ func (a *Applier) Migrate(ctx context.Context, in Input, opts MigrateOptions) ([
 			return Migration{}, err
 		}
 		if opts.To == ToClientSide {
-			return planToClientSide(live, ssa)
+			if err := r.keyObject(ctx, o); err != nil {
+				return Migration{}, err
+			}
+			return planToClientSide(live, ssa, o.key)
 		}
 		return r.planToServerSide(ctx, o, live, ssa, opts)
 	}
@@ -180,7 +183,7 @@ func migrationOf(live *unstructured.Unstructured, m ownership.ServerSideMigratio
 
 // planToClientSide hands the server-side manager's fields to client-side
 // apply and records them as the last-applied configuration.
-func planToClientSide(live *unstructured.Unstructured, ssa string) (Migration, error) {
+func planToClientSide(live *unstructured.Unstructured, ssa string, k lastapplied.DigestKey) (Migration, error) {
 	after, owned, err := ownership.ToClientSide(live.GetManagedFields(), ssa, ClientSideFieldManager)
 	if err != nil {
 		return Migration{}, err
@@ -188,7 +191,7 @@ func planToClientSide(live *unstructured.Unstructured, ssa string) (Migration, e
 	if owned.Empty() {
 		return Migration{Skip: fmt.Errorf("the field manager %q owns no field of it by server-side apply", ssa)}, nil
 	}
-	record, err := lastapplied.SetRecord(ownership.RecordOf(live, owned), live)
+	record, err := lastapplied.SetRecord(ownership.RecordOf(live, owned), live, k)
 	if err != nil {
 		return Migration{}, err
 	}

@@ -36,7 +36,7 @@ func (r *runner) planOne(ctx context.Context, client dynamic.ResourceInterface, 
 		ev.Outcome, ev.Err, ev.Result = Failed, err, nil
 		return ev
 	}
-	r.planning.put(o, it)
+	r.planning.put(o, it.KeyedBy(o.key, live))
 	return ev
 }
 

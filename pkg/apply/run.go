@@ -45,6 +45,8 @@ type runner struct {
 	// secrets are the Secrets whose values the run's texts never print
 	// (see mask.go).
 	secrets *cluster.Secrets
+	// keys are the digest keys of the Secrets' namespaces (digestkey.go).
+	keys runKeys
 }
 
 // Input is what a run applies: the objects, where each came from, and an

@@ -162,7 +162,7 @@ func (r *runner) plan(o *object, live *unstructured.Unstructured) (*merge.Plan, 
 		return nil, warnings, err
 	}
 	if r.opts.NoOverwrite {
-		if err := refuseConflicts(kind, last, file.Object, live, plan); err != nil {
+		if err := refuseConflicts(kind, last, file.Object, live, plan, o.key); err != nil {
 			return nil, warnings, err
 		}
 	}

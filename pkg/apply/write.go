@@ -36,6 +36,9 @@ func (r *runner) createOrUpdate(ctx context.Context, o *object, lives *liveIndex
 		}
 		exists = err == nil
 	}
+	if err := r.keyObject(ctx, o); err != nil {
+		return o.event(Event{Outcome: Failed, Err: err})
+	}
 	if err := r.fileFromLive(o, live, exists); err != nil {
 		return o.event(Event{Outcome: Failed, Err: err})
 	}
@@ -116,7 +119,7 @@ func (r *runner) withLastApplied(o *object, live *unstructured.Unstructured) (*u
 // attachRecord is withLastApplied, giving what lastapplied.LastApplied needs;
 // shared: see lastapplied.Recording.Shared.
 func (r *runner) attachRecord(o *object, live *unstructured.Unstructured, shared bool) (lastapplied.Attached, []string, error) {
-	a, err := lastapplied.AttachRecord(o.Obj, lastapplied.Recording{Secrets: r.opts.SecretRecord, Live: live, Shared: shared})
+	a, err := lastapplied.AttachRecord(o.Obj, lastapplied.Recording{Secrets: r.opts.SecretRecord, Live: live, Shared: shared, Key: o.key})
 	if err != nil || !a.Compacted {
 		return a, nil, err
 	}

@@ -140,11 +140,3 @@ func LiveStringData(live map[string]any, key string) (any, bool) {
 	}
 	return string(decoded), true
 }
-
-// MatchesRedacted reports whether recorded is a redacted record's digest of
-// the Secret entry field.key whose live value is v (data as stored, base64;
-// stringData as text).
-func MatchesRedacted(recorded any, field, key string, v any) bool {
-	r, ok := parseRedacted(recorded)
-	return ok && r.matches(key, secretBytes(field, v))
-}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/merge"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // The constructors below are what the Applier calls as it plans each
@@ -112,7 +114,21 @@ func existing(action Action, obj, live *unstructured.Unstructured, src Source) I
 	it := Item{Action: action, ID: IDOf(obj), Source: src}
 	if live != nil {
 		it.UID, it.ResourceVersion = string(live.GetUID()), live.GetResourceVersion()
-		it.LastApplied = recordDigest(live)
+		it.LastApplied = recordDigest(live, lastapplied.DigestKey{})
+	}
+	return it
+}
+
+// KeyedBy returns a Secret item planned against live (nil: absent) with
+// the digest key of its namespace, its record digest made under it. Items
+// of other kinds are returned as they are.
+func (it Item) KeyedBy(k lastapplied.DigestKey, live *unstructured.Unstructured) Item {
+	if !it.ID.isSecret() {
+		return it
+	}
+	it.DigestKey, it.DigestKeyID = k, k.ID()
+	if live != nil && it.Action != Prune && it.Action != Delete {
+		it.LastApplied = recordDigest(live, k)
 	}
 	return it
 }
@@ -167,21 +183,28 @@ func objectOf(obj *unstructured.Unstructured) map[string]any {
 var recordAnnotations = []string{lastapplied.Annotation, lastapplied.CompactAnnotation}
 
 // recordDigest is a digest of live's last-applied records ("" when it has
-// none). The UID salts it: a record may hold a Secret's values (kubectl's
-// plain records), and a digest no table computed in advance matches says
-// only whether the record changed.
-func recordDigest(live *unstructured.Unstructured) string {
+// none). The UID salts it. A Secret's record may hold its values
+// (kubectl's plain records): its digest is keyed by k, the namespace's
+// digest key, so that whoever holds the plan file alone has nothing to
+// test a guessed value against; without a key it has none ("").
+func recordDigest(live *unstructured.Unstructured, k lastapplied.DigestKey) string {
 	annotations := live.GetAnnotations()
-	h := sha256.New()
+	var b bytes.Buffer
 	found := false
-	h.Write([]byte(live.GetUID()))
+	b.WriteString(string(live.GetUID()))
 	for _, key := range recordAnnotations {
 		text, ok := annotations[key]
 		found = found || ok
-		fmt.Fprintf(h, "\x00%s\x00%t\x00%d\x00%s", key, ok, len(text), text)
+		fmt.Fprintf(&b, "\x00%s\x00%t\x00%d\x00%s", key, ok, len(text), text)
 	}
-	if !found {
+	switch {
+	case !found:
 		return ""
+	case secretmask.IsSecret(live.Object) && k.IsZero():
+		return ""
+	case secretmask.IsSecret(live.Object):
+		return k.Sum("kapply.dev/plan-record", b.Bytes())
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(b.Bytes())
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

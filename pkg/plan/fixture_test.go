@@ -80,7 +80,7 @@ func samplePlan(t testing.TB) *Plan {
 func encode(t testing.TB, p *Plan) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Encode(&b, p); err != nil {
+	if err := Encode(&b, keyedCopy(p)); err != nil {
 		t.Fatalf("encoding: %v", err)
 	}
 	return b.Bytes()

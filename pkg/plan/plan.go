@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/shown"
 )
 
@@ -63,8 +64,16 @@ type Item struct {
 	ResourceVersion string
 	// LastApplied is a digest of the live object's last-applied records
 	// when the plan was made (see recordDigest): the three-way merge read
-	// them, so a record changed since makes the plan stale.
+	// them, so a record changed since makes the plan stale. A Secret's is
+	// keyed by DigestKey (a record may hold its values).
 	LastApplied string
+	// DigestKey is the digest key of a Secret item's namespace, which its
+	// digests (LastApplied, and its values' in an encoded plan) are made
+	// and checked under. Never encoded: a decoded plan's Secret items get
+	// it from the cluster before they are verified. DigestKeyID names it
+	// in the plan file.
+	DigestKey   lastapplied.DigestKey
+	DigestKeyID string
 	// Patch is the request body of a patch or apply item; empty otherwise.
 	Patch Patch
 	// Merged is the object the plan expects after the write; for a create,

@@ -87,6 +87,9 @@ func (it Item) Verify(live *unstructured.Unstructured) (string, error) {
 		// nothing says which live values it was approved against.
 		return refuse("resourceVersion %s, the plan's %s, and the plan records no changes of this server-side apply to check", live.GetResourceVersion(), it.ResourceVersion)
 	}
+	if err := it.checkDigestKey(); err != nil {
+		return "", err
+	}
 	if changed := it.changedFields(live); len(changed) > 0 {
 		return "", &ChangedError{ID: it.ID, Fields: changed}
 	}
@@ -97,11 +100,11 @@ func (it Item) Verify(live *unstructured.Unstructured) (string, error) {
 // longer has as the plan saw them.
 func (it Item) changedFields(live *unstructured.Unstructured) []fieldpath.Path {
 	var out []fieldpath.Path
-	if recordDigest(live) != it.LastApplied {
+	if recordDigest(live, it.DigestKey) != it.LastApplied {
 		out = append(out, recordPath)
 	}
 	for _, c := range it.Changes {
-		if checkedByVerify(c) && !stillAsPlanned(c, live.Object) {
+		if checkedByVerify(c) && !stillAsPlanned(it.DigestKey, c, live.Object) {
 			out = append(out, c.Path)
 		}
 	}
@@ -140,7 +143,7 @@ func (it Item) movedReplacedValues(live *unstructured.Unstructured) []fieldpath.
 func (it Item) stillReplaceable(r Replaced, live map[string]any) bool {
 	values, isMap := r.Live.(map[string]any)
 	if _, fields := secretPath(r.Path); !it.ID.isSecret() || !isMap || len(fields) != 1 || !slices.Contains(secretmask.Fields(), fields[0]) {
-		return stillAsPlanned(Change{Path: r.Path, Old: r.Live}, live)
+		return stillAsPlanned(it.DigestKey, Change{Path: r.Path, Old: r.Live}, live)
 	}
 	now, err := r.Path.Lookup(live)
 	nowMap, nowIsMap := now.(map[string]any)
@@ -148,7 +151,7 @@ func (it Item) stillReplaceable(r Replaced, live map[string]any) bool {
 		return false
 	}
 	for k, v := range values {
-		if _, ok := nowMap[k]; !ok || !stillAsPlanned(Change{Path: r.Path.Child(fieldpath.Field(k)), Old: v}, live) {
+		if _, ok := nowMap[k]; !ok || !stillAsPlanned(it.DigestKey, Change{Path: r.Path.Child(fieldpath.Field(k)), Old: v}, live) {
 			return false
 		}
 	}
@@ -171,7 +174,7 @@ func (it Item) movedKeptFields(live *unstructured.Unstructured) []fieldpath.Path
 		if err != nil {
 			planned = nil // the body leaves it out: live had none
 		}
-		if !stillAsPlanned(Change{Path: p, Old: planned}, live.Object) {
+		if !stillAsPlanned(it.DigestKey, Change{Path: p, Old: planned}, live.Object) {
 			out = append(out, p)
 		}
 	}
@@ -180,7 +183,7 @@ func (it Item) movedKeptFields(live *unstructured.Unstructured) []fieldpath.Path
 
 // stillAsPlanned reports whether live holds the change's Old value at its
 // path (both absent counts): a Secret's Old may be a digest.
-func stillAsPlanned(c Change, live map[string]any) bool {
+func stillAsPlanned(k lastapplied.DigestKey, c Change, live map[string]any) bool {
 	now, err := c.Path.Lookup(live)
 	switch {
 	case errors.Is(err, fieldpath.ErrFieldNotFound):
@@ -189,7 +192,7 @@ func stillAsPlanned(c Change, live map[string]any) bool {
 		return false // e.g. several list elements match now
 	case lastapplied.IsRedacted(c.Old):
 		_, fields := secretPath(c.Path)
-		return len(fields) == 2 && lastapplied.MatchesRedacted(c.Old, fields[0], fields[1], now)
+		return len(fields) == 2 && lastapplied.MatchesRedacted(k, c.Old, fields[0], fields[1], now)
 	}
 	return fieldpath.Equal(c.Old, now)
 }

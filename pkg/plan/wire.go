@@ -36,6 +36,7 @@ type itemJSON struct {
 	UID             string          `json:"uid,omitempty"`
 	ResourceVersion string          `json:"resourceVersion,omitempty"`
 	LastApplied     string          `json:"lastApplied,omitempty"`
+	DigestKeyID     string          `json:"digestKey,omitempty"`
 	Patch           *patchJSON      `json:"patch,omitempty"`
 	Merged          map[string]any  `json:"merged,omitempty"`
 	Changes         []changeJSON    `json:"changes,omitempty"`
@@ -98,7 +99,7 @@ func toWire(p *Plan) (*document, error) {
 func itemToWire(it Item) (itemJSON, error) {
 	out := itemJSON{Action: it.Action, ID: it.ID, Source: it.Source, UID: it.UID,
 		ResourceVersion: it.ResourceVersion, LastApplied: it.LastApplied, Merged: it.Merged,
-		Warnings: it.Warnings, DryRunResult: it.DryRunResult}
+		Warnings: it.Warnings, DryRunResult: it.DryRunResult, DigestKeyID: it.DigestKeyID}
 	if it.Patch.Type != "" || len(it.Patch.Data) > 0 {
 		out.Patch = &patchJSON{Type: it.Patch.Type, Data: it.Patch.Data}
 	}
@@ -167,7 +168,7 @@ func fromWire(doc *document) (*Plan, error) {
 func itemFromWire(in itemJSON) (Item, error) {
 	it := Item{Action: in.Action, ID: in.ID, Source: in.Source, UID: in.UID,
 		ResourceVersion: in.ResourceVersion, LastApplied: in.LastApplied, Merged: in.Merged,
-		Warnings: in.Warnings, DryRunResult: in.DryRunResult}
+		Warnings: in.Warnings, DryRunResult: in.DryRunResult, DigestKeyID: in.DigestKeyID}
 	if in.Patch != nil {
 		it.Patch = Patch{Type: in.Patch.Type, Data: compactJSON(in.Patch.Data)}
 	}
