@@ -108,7 +108,9 @@ func otherVersionOwners(o *object, live *unstructured.Unstructured, gvk k8sschem
 	}
 	byVersion := map[string][]string{}
 	for _, entry := range live.GetManagedFields() {
-		if entry.APIVersion != "" && entry.APIVersion != gvk.GroupVersion().String() {
+		// A subresource's entry (status) owns nothing an apply to the
+		// main resource touches.
+		if entry.Subresource == "" && entry.APIVersion != "" && entry.APIVersion != gvk.GroupVersion().String() {
 			byVersion[entry.APIVersion] = append(byVersion[entry.APIVersion], strconv.Quote(entry.Manager))
 		}
 	}
