@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
 
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/fleet"
 )
 
@@ -73,7 +74,8 @@ func (f *fleetFlags) narrow(candidates []fleet.Cluster) ([]fleet.Cluster, error)
 // contextFlags are getter's kubeconfig flags for one context: every flag
 // as given, the context overridden, a deadline no longer than the
 // cluster's on each request (discovery has no other), and the server's
-// warnings printed to that cluster's stderr. They are new flags, not a
+// warnings and its exec credential plugin's stderr printed to that
+// cluster's stderr. They are new flags, not a
 // copy, so that no client getter built for another context carries over.
 func contextFlags(getter *genericclioptions.ConfigFlags, context string, timeout time.Duration, stderr io.Writer) *genericclioptions.ConfigFlags {
 	f := genericclioptions.NewConfigFlags(true)
@@ -87,6 +89,8 @@ func contextFlags(getter *genericclioptions.ConfigFlags, context string, timeout
 	f.Context = &context
 	wrap := getter.WrapConfigFn
 	f.WrapConfigFn = func(cfg *rest.Config) *rest.Config {
+		// Before getter's, which would send the plugin's stderr unprefixed.
+		kcluster.RunExecPluginOurselves(cfg, stderr)
 		if wrap != nil {
 			cfg = wrap(cfg)
 		}

@@ -18,6 +18,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 )
 
 // run executes the command tree with args until the first SIGINT or
@@ -31,6 +33,8 @@ func run(args []string, streams genericiooptions.IOStreams) error {
 	go func() {
 		<-ctx.Done()
 		stop()
+		// A plugin may hold a request that no context reaches (discovery's).
+		kcluster.StopExecPlugins()
 	}()
 	return runContext(ctx, args, streams)
 }
@@ -158,6 +162,7 @@ func newRootCommandAndFlags(streams genericiooptions.IOStreams) (*cobra.Command,
 	configFlags.WrapConfigFn = func(cfg *rest.Config) *rest.Config {
 		cfg.QPS, cfg.Burst = opts.qps, opts.burst
 		cfg.WarningHandler = warnings
+		kcluster.RunExecPluginOurselves(cfg, streams.ErrOut)
 		return cfg
 	}
 	cmd := &cobra.Command{
