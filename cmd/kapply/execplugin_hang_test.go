@@ -26,7 +26,7 @@ import (
 func hangingPluginKubeconfig(t *testing.T, dir string) (kubeconfig, namespace string) {
 	t.Helper()
 	plugin := filepath.Join(dir, "hanging-plugin")
-	script := "#!/bin/sh\necho $$ > " + filepath.Join(dir, "plugin.pid") + "\n" +
+	script := "#!/bin/sh\necho waiting for a login >&2\necho $$ > " + filepath.Join(dir, "plugin.pid") + "\n" +
 		"sleep 60 &\necho $! > " + filepath.Join(dir, "sleep.pid") + "\nwait\n"
 	if err := os.WriteFile(plugin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -175,6 +175,7 @@ func TestHungExecPluginEndsWithClusterTimeout(t *testing.T) {
 	if _, err := dynClient(t).Resource(configMaps).Namespace(ns).Get(context.Background(), "a", metav1.GetOptions{}); err != nil {
 		t.Errorf("configmap a in good: %v", err)
 	}
+	t.Logf("EOF after %v:\n%s", run.eof, run.output)
 	assertPluginGone(t, dir)
 }
 

@@ -89,11 +89,10 @@ func contextFlags(getter *genericclioptions.ConfigFlags, context string, timeout
 	f.Context = &context
 	wrap := getter.WrapConfigFn
 	f.WrapConfigFn = func(cfg *rest.Config) *rest.Config {
-		// Before getter's, which would send the plugin's stderr unprefixed.
-		kcluster.RunExecPluginOurselves(cfg, stderr)
 		if wrap != nil {
 			cfg = wrap(cfg)
 		}
+		kcluster.RunExecPluginOurselves(cfg, stderr) // the plugin's stderr too is this cluster's
 		cfg.WarningHandler = newCommandWarnings(stderr)
 		if timeout > 0 && (cfg.Timeout == 0 || cfg.Timeout > timeout) {
 			cfg.Timeout = timeout

@@ -83,7 +83,6 @@ type execCreds struct {
 // something), and keep its answer until it expires.
 type execCredentials struct {
 	plugin execPlugin
-	stderr io.Writer
 	// turn is held while the plugin runs; a request waits for it only as
 	// long as its context lets it.
 	turn chan struct{}
@@ -92,8 +91,9 @@ type execCredentials struct {
 	cached *execCreds
 }
 
-// get is the cached credential, or the plugin's new answer, run under ctx.
-func (c *execCredentials) get(ctx context.Context) (*execCreds, error) {
+// get is the cached credential, or the plugin's new answer, run under ctx
+// with its stderr copied to stderr.
+func (c *execCredentials) get(ctx context.Context, stderr io.Writer) (*execCreds, error) {
 	select {
 	case c.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -106,7 +106,7 @@ func (c *execCredentials) get(ctx context.Context) (*execCreds, error) {
 	if cached != nil && (cached.expires.IsZero() || time.Now().Before(cached.expires)) {
 		return cached, nil
 	}
-	creds, err := c.plugin.run(ctx, c.stderr)
+	creds, err := c.plugin.run(ctx, stderr)
 	if err != nil {
 		return nil, err
 	}

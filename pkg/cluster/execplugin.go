@@ -36,7 +36,17 @@ var execPluginsOurs = !offswitch.Off("KAPPLY_EXECPLUGIN")
 // a client certificate never runs its plugin, as with client-go; cfg
 // without a plugin is left alone. Errors of the plugin's configuration
 // come with the first request, as client-go's do.
+//
+// Call it last on a config (after kuberc's policy is set on the plugin).
+// On a config it was called on already, it only sends the plugin's
+// stderr to stderr (one cluster's prefixed stream, in a run over many).
 func RunExecPluginOurselves(cfg *rest.Config, stderr io.Writer) {
+	if t, ok := cfg.Transport.(*execTransport); ok {
+		t.mu.Lock()
+		t.stderr = stderr
+		t.mu.Unlock()
+		return
+	}
 	if cfg.ExecProvider == nil || !execPluginsOurs {
 		return
 	}
@@ -47,9 +57,9 @@ func RunExecPluginOurselves(cfg *rest.Config, stderr io.Writer) {
 	}
 	tlsOnly := &rest.Config{Host: cfg.Host, TLSClientConfig: cfg.TLSClientConfig, Proxy: cfg.Proxy, Dial: cfg.Dial,
 		DisableCompression: cfg.DisableCompression}
-	creds, err := execCredentialsFor(cfg, stderr)
+	creds, err := execCredentialsFor(cfg)
 	cfg.ExecProvider, cfg.TLSClientConfig = nil, rest.TLSClientConfig{}
-	cfg.Transport = &execTransport{creds: creds, err: err, tlsOnly: tlsOnly}
+	cfg.Transport = &execTransport{creds: creds, err: err, tlsOnly: tlsOnly, stderr: stderr}
 }
 
 // execTransport is the TLS transport client-go would build for the
@@ -61,7 +71,8 @@ type execTransport struct {
 	err     error // the plugin's configuration was refused
 	tlsOnly *rest.Config
 
-	mu sync.Mutex
+	mu     sync.Mutex
+	stderr io.Writer // the plugin's, when this transport runs it
 	// byCert are the transports by the client certificate they present
 	// ("" none), built once each.
 	byCert map[string]http.RoundTripper
@@ -78,7 +89,10 @@ func (t *execTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return base.RoundTrip(req)
 	}
-	creds, err := t.creds.get(req.Context())
+	t.mu.Lock()
+	stderr := t.stderr
+	t.mu.Unlock()
+	creds, err := t.creds.get(req.Context(), stderr)
 	if err != nil {
 		return nil, fmt.Errorf("getting credentials: %w", err)
 	}
@@ -133,7 +147,7 @@ func (t *execTransport) transport(creds *execCreds) (http.RoundTripper, error) {
 
 // execCredentialsFor is the process's credential cache of cfg's plugin on
 // cfg's server, made on first use.
-func execCredentialsFor(cfg *rest.Config, stderr io.Writer) (*execCredentials, error) {
+func execCredentialsFor(cfg *rest.Config) (*execCredentials, error) {
 	plugin, err := newExecPlugin(cfg)
 	if err != nil {
 		return nil, err
@@ -144,7 +158,7 @@ func execCredentialsFor(cfg *rest.Config, stderr io.Writer) (*execCredentials, e
 	if c, ok := credentialCaches.byKey[key]; ok {
 		return c, nil
 	}
-	c := &execCredentials{plugin: plugin, stderr: stderr, turn: make(chan struct{}, 1)}
+	c := &execCredentials{plugin: plugin, turn: make(chan struct{}, 1)}
 	credentialCaches.byKey[key] = c
 	return c, nil
 }

@@ -107,12 +107,12 @@ func TestExecPluginAnswer(t *testing.T) {
 	cfg := pluginAt(t, `echo "$KUBERNETES_EXEC_INFO $EXTRA" >> `+filepath.Join(dir, "calls")+`
 echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t-1"}}'`)
 	cfg.ExecProvider.Env = []api.ExecEnvVar{{Name: "EXTRA", Value: "x"}}
-	creds, err := execCredentialsFor(cfg, &syncBuffer{})
+	creds, err := execCredentialsFor(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		got, err := creds.get(context.Background())
+		got, err := creds.get(context.Background(), &syncBuffer{})
 		if err != nil || got.token != "t-1" {
 			t.Fatalf("creds %+v, %v", got, err)
 		}
