@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -194,4 +195,47 @@ func TestHungExecPluginEndsCompletion(t *testing.T) {
 		t.Errorf("exit %d, want no values and the directive\n%s", run.exitCode, run.output)
 	}
 	assertPluginGone(t, dir)
+}
+
+// TestExecPluginClientCertificate: a plugin that answers with a client
+// certificate (the test cluster's admin's) authenticates kapply's
+// requests with it, on the server's own CA; the plugin runs once for the
+// whole run (discovery, the mapper and the clients share its answer).
+func TestExecPluginClientCertificate(t *testing.T) {
+	testcluster.Require(t, cluster)
+	cfg, err := clientcmd.LoadFromFile(cluster.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := cfg.AuthInfos[cfg.Contexts[cfg.CurrentContext].AuthInfo]
+	if len(user.ClientCertificateData) == 0 {
+		t.Skip("the test cluster's admin has no client certificate")
+	}
+	dir := t.TempDir()
+	answer, err := json.Marshal(map[string]any{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+		"status": map[string]any{"clientCertificateData": string(user.ClientCertificateData), "clientKeyData": string(user.ClientKeyData)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "answer.json"), answer, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plugin := filepath.Join(dir, "cert-plugin")
+	script := "#!/bin/sh\necho ran >> " + filepath.Join(dir, "runs") + "\ncat " + filepath.Join(dir, "answer.json") + "\n"
+	if err := os.WriteFile(plugin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ns := cluster.Namespace(t)
+	manifests := writeFiles(t, map[string]string{"a.yaml": labelledConfigMap("a", "app: x", "k: v")})
+	r := kapplyArgs(t, "apply", "-f", manifests, "-n", ns, "--kubeconfig", execKubeconfig(t, plugin))
+	if r.code != 0 || !strings.Contains(r.stdout, "configmap/a created") {
+		t.Fatalf("apply with the plugin's certificate: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	runs, err := os.ReadFile(filepath.Join(dir, "runs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(runs), "ran"); n != 1 {
+		t.Errorf("the plugin ran %d times in one run, want once", n)
+	}
 }
