@@ -62,7 +62,7 @@ func (r *runner) localServerSide(o *object, live, body *unstructured.Unstructure
 			return nil, warnings, err
 		}
 	}
-	current, err := r.localLive(gvk, live)
+	current, err := r.localLive(o, gvk, live)
 	if err != nil {
 		return nil, warnings, err
 	}
@@ -96,14 +96,15 @@ func (r *runner) ssaConverter(o *object, gvk k8sschema.GroupVersionKind) (manage
 }
 
 // localLive is what the server's field manager starts from: the live
-// object with client-side apply's fields upgraded to the run's manager
-// (as Apply sends before its patch), or the empty object of the kind.
-func (r *runner) localLive(gvk k8sschema.GroupVersionKind, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+// object with client-side apply's fields its record names upgraded to the
+// run's manager (as Apply sends before its patch, see upgradePatch), or
+// the empty object of the kind.
+func (r *runner) localLive(o *object, gvk k8sschema.GroupVersionKind, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if live == nil {
 		empty, _ := emptyObjects{}.New(gvk)
 		return empty.(*unstructured.Unstructured), nil
 	}
-	current := live.DeepCopy()
+	current := r.onlyRecordOwned(o, live).DeepCopy()
 	if err := csaupgrade.UpgradeManagedFields(current, clientSideManagers(live), r.opts.FieldManager); err != nil {
 		return nil, fmt.Errorf("upgrading client-side field ownership: %w", err)
 	}
