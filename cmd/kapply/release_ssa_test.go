@@ -69,18 +69,29 @@ func TestReleaseThenMigrateKeepsReplicas(t *testing.T) {
 
 // TestReleaseThenServerSideApplyKeepsReplicas is the same with apply
 // --server-side straight after release: its CSA→SSA upgrade must not
-// hand the released replicas to kubectl. diff --server-side predicts it.
+// hand the released replicas to kubectl, and diff --server-side (the
+// server's dry run, and computed locally) shows no change to them.
 func TestReleaseThenServerSideApplyKeepsReplicas(t *testing.T) {
 	testcluster.Require(t, cluster)
 	ns := cluster.Namespace(t)
 	without := releasedThenServerSide(t, ns, "web")
-	if d := kapply(t, "diff", "--server-side", "-f", without, "-n", ns); strings.Contains(d.stdout, "replicas") {
-		t.Errorf("diff --server-side shows replicas changing:\n%s%s", d.stdout, d.stderr)
-	}
+	assertNoReplicasDiff(t, without, ns)
 	mustRun(t, "apply", "--server-side", "-f", without, "-n", ns)
 	assertReplicas(t, ns, "web", 3, "apply --server-side")
 	mustRun(t, "apply", "--server-side", "-f", without, "-n", ns)
 	assertReplicas(t, ns, "web", 3, "a second apply --server-side")
+}
+
+// assertNoReplicasDiff: diff --server-side, by the server's dry run and
+// computed locally (which upgrades client-side ownership as apply does),
+// shows the replicas unchanged.
+func assertNoReplicasDiff(t *testing.T, dir, ns string) {
+	t.Helper()
+	for _, args := range [][]string{{"diff", "--server-side"}, {"diff", "--local", "--server-side"}} {
+		if d := kapply(t, append(args, "-f", dir, "-n", ns)...); strings.Contains(d.stdout, "replicas") || d.code > 1 {
+			t.Errorf("%v: exit %d, shows replicas changing:\n%s%s", args, d.code, d.stdout, d.stderr)
+		}
+	}
 }
 
 // TestOlderReleaseKeepsReplicasOnServerSide: an object released by an
@@ -106,6 +117,7 @@ func TestOlderReleaseKeepsReplicasOnServerSide(t *testing.T) {
 	if clientSideOwnsReplicas(t, ns, "migrated") {
 		t.Errorf("after migrate, kubectl-client-side-apply still owns spec.replicas")
 	}
+	assertNoReplicasDiff(t, applied, ns)
 	for _, dir := range []string{migrated, applied} {
 		mustRun(t, "apply", "--server-side", "-f", dir, "-n", ns)
 	}
