@@ -60,6 +60,11 @@ type Migration struct {
 	RecordResult
 	// HandedOver are the fields each manager hands to the new one.
 	HandedOver map[string][]string
+	// Left are the fields client-side apply's managers own that the record
+	// does not name (released from it by an older kapply, defaults the
+	// server set): they go to no manager, so the next server-side apply of
+	// a file that does not set them keeps them.
+	Left map[string][]string
 	// Shared are the record's fields other managers also own, with the same
 	// value: they stay theirs too.
 	Shared map[string][]string
@@ -161,7 +166,15 @@ func migrationOf(live *unstructured.Unstructured, m ownership.ServerSideMigratio
 	if err != nil {
 		return Migration{}, err
 	}
-	handed, err := ownership.Diff(live.GetManagedFields(), after)
+	onlyRecord, _, err := ownership.OnlyRecord(live.GetManagedFields(), m.ClientSide, m.Record)
+	if err != nil {
+		return Migration{}, err
+	}
+	left, err := ownership.Diff(live.GetManagedFields(), onlyRecord)
+	if err != nil {
+		return Migration{}, err
+	}
+	handed, err := ownership.Diff(onlyRecord, after)
 	if err != nil {
 		return Migration{}, err
 	}
@@ -174,8 +187,8 @@ func migrationOf(live *unstructured.Unstructured, m ownership.ServerSideMigratio
 		annotations = map[string]any{lastapplied.Annotation: nil, lastapplied.CompactAnnotation: nil}
 	}
 	patch, err := managedFieldsPatch(live, after, annotations)
-	res := Migration{RecordResult: RecordResult{Live: live, patch: patch}, HandedOver: byManager(handed), Shared: byManager(shared)}
-	if len(res.HandedOver) == 0 && !m.DropRecord {
+	res := Migration{RecordResult: RecordResult{Live: live, patch: patch}, HandedOver: byManager(handed), Left: byManager(left), Shared: byManager(shared)}
+	if len(res.HandedOver) == 0 && len(res.Left) == 0 && !m.DropRecord {
 		res.patch = nil
 	}
 	return res, err

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/util/csaupgrade"
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kapply/kapply/pkg/delete"
@@ -32,7 +31,7 @@ func (r *runner) sendItem(ctx context.Context, o *object, it plan.Item, live *un
 		return ev
 	case plan.Apply:
 		if live != nil {
-			if live, err = r.upgradeOnce(ctx, client, live, r.managerOf(it)); err != nil {
+			if live, err = r.upgradeOnce(ctx, client, o, live, r.managerOf(it)); err != nil {
 				break
 			}
 			rv = live.GetResourceVersion()
@@ -167,8 +166,8 @@ func patchSetsStatus(p plan.Patch) bool {
 // the resourceVersion first; a conflict is a change since the check. live
 // is returned when there is nothing to move; the apply then requires the
 // resourceVersion of the object returned.
-func (r *runner) upgradeOnce(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
-	patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), manager)
+func (r *runner) upgradeOnce(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	patch, err := r.upgradePatch(o, live, manager)
 	if err != nil || patch == nil {
 		return live, err
 	}

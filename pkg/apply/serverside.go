@@ -28,19 +28,19 @@ var lastAppliedFieldPath = ownership.SMDSet(fieldpath.Fields("metadata", "annota
 // client-side apply still knows what the file set: kept as kubectl keeps it
 // (see applyAsKubectl), or carried in the patch when only a packed one
 // fits; under another manager it has none, as with kubectl. An object last written by client-side apply first has its
-// managedFields upgraded (client-go's csaupgrade, as kubectl does), so
-// fields the file drops from now on are deleted rather than left to the old
-// client-side manager.
+// managedFields upgraded (client-go's csaupgrade, as kubectl does, but only
+// the fields the record names: see upgradePatch), so fields the file drops
+// from now on are deleted rather than left to the old client-side manager.
 func (r *runner) serverSideApply(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured) Event {
 	body, warnings, err := r.serverSideBody(o, live)
 	if err != nil {
 		return o.event(Event{Outcome: Failed, Err: err})
 	}
 	if live != nil {
-		if err := r.upgradeConflicts(ctx, client, live, body); err != nil {
+		if err := r.upgradeConflicts(ctx, client, o, live, body); err != nil {
 			return o.event(Event{Outcome: Failed, Err: explainConflicts(o, live, err), Warnings: warnings})
 		}
-		if live, err = r.upgradeClientSideOwnership(ctx, client, live); err != nil {
+		if live, err = r.upgradeClientSideOwnership(ctx, client, o, live); err != nil {
 			return o.event(Event{Outcome: Failed, Err: err, Warnings: warnings})
 		}
 	}
@@ -115,11 +115,11 @@ func (r *runner) serverSideBody(o *object, live *unstructured.Unstructured) (*un
 // would hide them. So, for another manager and without --force-conflicts,
 // the patch (without the record, which client-side apply owns) is first
 // sent as a server dry run: a conflict is the answer.
-func (r *runner) upgradeConflicts(ctx context.Context, client dynamic.ResourceInterface, live, body *unstructured.Unstructured) error {
+func (r *runner) upgradeConflicts(ctx context.Context, client dynamic.ResourceInterface, o *object, live, body *unstructured.Unstructured) error {
 	if r.opts.FieldManager == ServerSideFieldManager || r.opts.ForceConflicts {
 		return nil
 	}
-	if patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), r.opts.FieldManager); err != nil || patch == nil {
+	if patch, err := r.upgradePatch(o, live, r.opts.FieldManager); err != nil || patch == nil {
 		return nil // nothing to upgrade, or upgradeClientSideOwnership reports the error
 	}
 	data, err := withoutRecord(body).MarshalJSON()
@@ -138,11 +138,12 @@ func (r *runner) upgradeConflicts(ctx context.Context, client dynamic.ResourceIn
 }
 
 // upgradeClientSideOwnership moves the fields owned by client-side apply
-// to the server-side manager (see clientSideManagers). The patch is guarded
+// that its record names to the server-side manager (see clientSideManagers
+// and upgradePatch). The patch is guarded
 // by resourceVersion; on a conflict the object is read again.
-func (r *runner) upgradeClientSideOwnership(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (r *runner) upgradeClientSideOwnership(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	for attempt := 0; attempt <= maxConflictRetries; attempt++ {
-		patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), r.opts.FieldManager)
+		patch, err := r.upgradePatch(o, live, r.opts.FieldManager)
 		if err != nil || patch == nil {
 			return live, err
 		}

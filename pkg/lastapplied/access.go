@@ -43,18 +43,28 @@ func AnnotationPatch(key string, value []byte, resourceVersion string) ([]byte, 
 // encoding for the full record, packed for the compact one) and guarded by
 // live's resourceVersion. Nothing else of the object changes.
 func EditRecord(live *unstructured.Unstructured, edit func(record map[string]any) error) ([]byte, error) {
-	key, record, err := readRaw(live)
-	if err != nil {
-		return nil, err
-	}
-	if err := edit(record); err != nil {
-		return nil, err
-	}
-	encoded, err := encodeRecord(key, record)
+	key, encoded, err := EditedRecord(live, edit)
 	if err != nil {
 		return nil, err
 	}
 	return AnnotationPatch(key, encoded, live.GetResourceVersion())
+}
+
+// EditedRecord is EditRecord's annotation and value, for a caller that
+// changes more of the object in the same write.
+func EditedRecord(live *unstructured.Unstructured, edit func(record map[string]any) error) (key string, value []byte, err error) {
+	key, record, err := readRaw(live)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := edit(record); err != nil {
+		return "", nil, err
+	}
+	encoded, err := encodeRecord(key, record)
+	if err != nil {
+		return "", nil, err
+	}
+	return key, encoded, nil
 }
 
 // readRaw returns which annotation holds live's record, and the record.
