@@ -210,6 +210,7 @@ func (r *runner) checkedPlan(ctx context.Context, p *plan.Plan, opts ExecuteOpti
 	if err != nil {
 		return nil, err
 	}
+	files.label(set)
 	var selector labels.Selector
 	if opts.PruneSelector != "" {
 		if selector, err = labels.Parse(opts.PruneSelector); err != nil {

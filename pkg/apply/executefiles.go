@@ -10,6 +10,7 @@ import (
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/ignore"
 	"github.com/kapply/kapply/pkg/lastapplied"
@@ -28,6 +29,7 @@ func itemKeyOf(id plan.ID) objectKey {
 type fileIndex struct {
 	settled   map[objectKey]*object
 	unsettled []*object
+	all       []*object
 	namespace string
 }
 
@@ -38,7 +40,7 @@ func (r *runner) indexFiles(ctx context.Context, in Input) (*fileIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &fileIndex{settled: map[objectKey]*object{}, namespace: r.opts.Namespace}
+	x := &fileIndex{settled: map[objectKey]*object{}, all: objects, namespace: r.opts.Namespace}
 	unserved := map[k8sschema.GroupVersionKind]bool{}
 	for _, o := range objects {
 		gvk := o.Obj.GroupVersionKind()
@@ -61,6 +63,21 @@ func (r *runner) indexFiles(ctx context.Context, in Input) (*fileIndex, error) {
 	return x, nil
 }
 
+// label gives every object the ApplySet's label, as planning did.
+func (x *fileIndex) label(set *prune.Set) {
+	if set == nil {
+		return
+	}
+	for _, o := range x.all {
+		labels := o.Obj.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[prune.PartOfLabel] = set.ID()
+		o.Obj.SetLabels(labels)
+	}
+}
+
 // declares finds the files' object of a create, patch or apply item, or
 // says why there is none; a removal must name an object the files do not
 // declare, in any version.
@@ -72,7 +89,7 @@ func (x *fileIndex) declares(it plan.Item, removal bool) (*object, string) {
 	case removal:
 		return nil, ""
 	case o == nil:
-		return nil, "no file declares it (the files the plan was made from must be given: -f, or ExecuteOptions.Objects)"
+		return nil, "no file declares it (give the files the plan was made from as the files' objects (ExecuteOptions.Objects), with the namespace it was made with)"
 	case o.Obj.GetAPIVersion() != (k8sschema.GroupVersion{Group: it.ID.Group, Version: it.ID.Version}).String():
 		return nil, fmt.Sprintf("the files declare it as apiVersion %s", o.Obj.GetAPIVersion())
 	}
