@@ -34,7 +34,7 @@ type reviewOptions struct {
 }
 
 func (r *reviewOptions) add(flags *pflag.FlagSet) {
-	flags.StringVar(&r.planFile, "plan", "", "execute exactly the plan saved by kapply plan (e.g. --plan plan.json -f manifests/ -R; the -f files give Secret values; a plan made with --applyset needs the same --applyset): an object changed since in a field the plan writes or reads is refused, with what changed. A plan of several contexts (kapply plan --contexts) runs in its contexts, or those --contexts picks, or --context's alone; each is verified against its own cluster")
+	flags.StringVar(&r.planFile, "plan", "", "execute exactly the plan saved by kapply plan (e.g. --plan plan.json -f manifests/ -R; -f, required, gives the files it was made from: every item must be what they give, or nothing runs; a plan made with --applyset needs the same --applyset): an object changed since in a field the plan writes or reads is refused, with what changed. A plan of several contexts (kapply plan --contexts) runs in its contexts, or those --contexts picks, or --context's alone; each is verified against its own cluster")
 	flags.BoolVarP(&r.confirm, "confirm", "i", false, "show the plan as a table and ask Continue? [y/N] on the terminal before writing (e.g. -i); what runs is the plan shown")
 	flags.BoolVar(&r.yes, "yes", false, "with --confirm, do not ask: show the plan and apply it (e.g. -i --yes, where no terminal is at hand)")
 }
@@ -93,7 +93,7 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 	}
 	checked := opts
 	if opts.review.planFile != "" {
-		// The plan names the objects (-f only gives Secret values) and
+		// The plan names the objects (-f gives the files to check it by) and
 		// its prunes; --applyset only names the parent to record them on.
 		checked.filenames = append(checked.filenames, opts.review.planFile)
 		checked.prune.enabled = opts.prune.applySet != ""
