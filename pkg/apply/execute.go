@@ -48,9 +48,6 @@ type ExecuteOptions struct {
 	// object must match the selector (or All be set).
 	PruneSelector string
 	PruneAll      bool
-	// planned marks a plan this call's Apply just made from the same
-	// Objects: re-planning it to check it would double the run's CPU.
-	planned bool
 	// OnEvent, when set, is given each item's event as soon as it is
 	// final, with the item's place in the plan, from concurrent goroutines.
 	OnEvent func(index int, ev Event)

@@ -199,13 +199,11 @@ func (r *runner) sameAsReplanned(ctx context.Context, it plan.Item, file *object
 	return ""
 }
 
-// checkedPlan is checkPlan against the files and prune settings of opts;
-// nil (each item read as it runs) for a plan this call just made from the
-// same objects (ExecuteOptions.planned).
+// checkedPlan is checkPlan against the files and prune settings of opts.
+// An Apply that executes the plan it just made from the same objects can
+// leave it out (nil checks: each item is read as it runs), since
+// re-planning would double its CPU.
 func (r *runner) checkedPlan(ctx context.Context, p *plan.Plan, opts ExecuteOptions, secrets map[plan.ID]*object, set *prune.Set) ([]*itemCheck, error) {
-	if opts.planned {
-		return nil, nil
-	}
 	files, err := r.indexFiles(ctx, opts.Objects)
 	if err != nil {
 		return nil, err
