@@ -123,6 +123,9 @@ reason, and the exit code is 1.`,
   kapply apply -f manifests/ -R --wait -o events | jq -c 'select(.status == "Failed")'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.review.planFile != "" {
+				dropKubercDefaults(cmd, planFixedFlags...)
+			}
 			peekPlan()
 			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
 				if opts.review.on() {

@@ -103,9 +103,7 @@ func TestApplyCreatesWithKubectlAnnotation(t *testing.T) {
 		}
 	}
 	ours := annotations(t, ns)
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl not on PATH: annotation comparison skipped")
-	}
+	testcluster.Kubectl(t)
 	deleteAll(t, ns, ours)
 	kubectl(t, "apply", "-f", dir, "-n", ns)
 	theirs := annotations(t, ns)

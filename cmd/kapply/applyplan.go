@@ -41,6 +41,11 @@ func (r *reviewOptions) add(flags *pflag.FlagSet) {
 
 func (r reviewOptions) on() bool { return r.planFile != "" || r.confirm || r.yes }
 
+// planFixedFlags are apply's flags whose effect a saved plan holds: given
+// with --plan they are refused (check), and kuberc's defaults of them are
+// not used by apply --plan (kapply plan took them when it made the plan).
+var planFixedFlags = []string{"server-side", "prune-allowlist", "respect-ignore", "ignore", "ignore-file"}
+
 // check refuses apply's flags a reviewed run cannot honour: it executes
 // a plan, which neither dry runs nor replaces objects; with --plan, how
 // objects are written was decided by kapply plan.
@@ -129,7 +134,7 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 		}
 		printPlanTable(asked.Out, p)
 		if !opts.review.yes && hasChanges(p) {
-			if proceed, err := confirmed(asked); err != nil || !proceed {
+			if err := confirmed(asked); err != nil {
 				return err
 			}
 		}
@@ -279,8 +284,14 @@ func lines(text string) []string {
 }
 
 // plannedValue is the value the plan saw at path: in the Old of the
-// change at path or at a parent of it.
+// change at path or at a parent of it, or the live value of a list or map
+// the patch replaces whole.
 func plannedValue(it plan.Item, path fieldpath.Path) any {
+	for _, r := range it.Replaced {
+		if r.Path.String() == path.String() {
+			return r.Live
+		}
+	}
 	for _, c := range it.Changes {
 		if !isPrefix(c.Path, path) {
 			continue

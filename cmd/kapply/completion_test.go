@@ -128,10 +128,7 @@ func TestCompletionScripts(t *testing.T) {
 // calls it at a TAB).
 func TestKubectlPluginCompletion(t *testing.T) {
 	testcluster.Require(t, cluster)
-	kubectlPath := kubectl137Path(t)
-	if kubectlPath == "" {
-		t.Skip("kubectl v1.37 not built (bin/kubectlcmd/kubectl)")
-	}
+	kubectlPath := testcluster.Kubectl137(t)
 	ns := cluster.Namespace(t)
 	mustRun(t, "apply", "-f", writeFiles(t, map[string]string{"a.yaml": labelledConfigMap("alpha", "app: x", "k: v")}), "-n", ns)
 	bin := t.TempDir()

@@ -18,29 +18,32 @@ import (
 // files, as with -f -).
 const ttyPath = "/dev/tty"
 
+// errDeclined ends apply --confirm answered anything but yes: exit 1, so
+// that `kapply apply -i && next-step` stops. kubectl has no apply -i; its
+// delete --interactive exits 0 on "n", which would run next-step.
+var errDeclined = withCode(exitFailed, &plainError{"apply declined: nothing written"})
+
 // errNoTerminal refuses --confirm where no one can answer.
 var errNoTerminal = errors.New("--confirm needs a terminal to ask on: stdin is not one and " + ttyPath + " cannot be opened; nothing was applied (pass --yes to apply the plan shown without asking)")
 
-// confirmed asks "Continue? [y/N]" on the terminal and reports whether
-// the answer was yes. A "no" prints that nothing was applied (exit 0, as
-// kubectl delete --interactive).
-func confirmed(streams genericiooptions.IOStreams) (bool, error) {
+// confirmed asks "Continue? [y/N]" on the terminal and returns nil when
+// the answer was yes; any other answer is errDeclined.
+func confirmed(streams genericiooptions.IOStreams) error {
 	answers, closeTTY, err := terminal(streams.In)
 	if err != nil {
-		return false, runFailed(err)
+		return runFailed(err)
 	}
 	defer closeTTY()
 	fmt.Fprint(streams.Out, "Continue? [y/N] ")
 	line, err := bufio.NewReader(answers).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
-		return false, runFailed(fmt.Errorf("reading the answer: %w", err))
+		return runFailed(fmt.Errorf("reading the answer: %w", err))
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		return true, nil
+		return nil
 	}
-	fmt.Fprintln(streams.Out, "apply is cancelled: nothing was written")
-	return false, nil
+	return errDeclined
 }
 
 // terminal is where the answer is read: stdin when it is a terminal, else

@@ -124,12 +124,13 @@ func TestConfirmYesExecutesThePlanShown(t *testing.T) {
 	}
 }
 
-// TestConfirmNoWritesNothing: "n" (and anything but y) writes nothing.
+// TestConfirmNoWritesNothing: "n" (and anything but y) writes nothing and
+// exits 1, saying so on stderr, so that `apply -i && next-step` stops.
 func TestConfirmNoWritesNothing(t *testing.T) {
 	ns := cluster.Namespace(t)
 	dir := writeFiles(t, map[string]string{"cm.yaml": configMapYAML("cm", "k", "v")})
 	r := kapplyOnTerminal(t, "n", nil, "apply", "-i", "-f", dir, "-n", ns)
-	if r.code != 0 || !strings.Contains(r.stdout, "apply is cancelled: nothing was written") {
+	if r.code != 1 || r.stderr != "apply declined: nothing written\n" {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 	if _, err := dynamicClient(t).Resource(configMaps).Namespace(ns).Get(context.Background(), "cm", metav1.GetOptions{}); !apierrors.IsNotFound(err) {

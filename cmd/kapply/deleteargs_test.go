@@ -46,7 +46,7 @@ func TestDeleteByTypeAndName(t *testing.T) {
 		{args: []string{"configmap", "e", "--dry-run=server"}, stdout: fmt.Sprintf("configmap %q deleted from %s namespace (server dry run)\n", "e", ns), liveAfter: "e"},
 	} {
 		what := strings.Join(c.args, " ")
-		if _, err := exec.LookPath("kubectl"); err == nil && c.kubectlSame {
+		if c.kubectlSame && testcluster.HaveKubectl(t) {
 			// kubectl on the same arguments (its server dry run: nothing goes).
 			cmd := exec.Command("kubectl", append([]string{"delete", "-n", ns, "--dry-run=server", "--kubeconfig", cluster.Kubeconfig}, c.args...)...)
 			var kout, kerr strings.Builder
@@ -170,7 +170,7 @@ func TestVersionFailsWhenServerUnreachable(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != 1 || doc.ClientVersion == nil || doc.ServerVersion != nil || r.stderr != refused {
 		t.Errorf("version -o json: exit %d, %v\nstdout:\n%s\nstderr:\n%s", r.code, err, r.stdout, r.stderr)
 	}
-	if _, err := exec.LookPath("kubectl"); err != nil {
+	if !testcluster.HaveKubectl(t) {
 		return
 	}
 	if k := runAlone(t, "kubectl", server, "version"); k.code != 1 || k.stderr != refused || !strings.HasPrefix(k.stdout, "Client Version: ") {

@@ -296,9 +296,7 @@ spec:
 // Other writers add a label and scale a Deployment the file leaves alone.
 func TestDiffAgreesWithKubectl(t *testing.T) {
 	testcluster.Require(t, cluster)
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl not on PATH")
-	}
+	testcluster.Kubectl(t)
 	ns := cluster.Namespace(t)
 	dir := writeFiles(t, agreementBase)
 	if r := kapply(t, "apply", "-f", dir, "-n", ns); r.code != 0 {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kapply/kapply/internal/testcluster"
 )
 
 // refusedServer is the URL of a port nothing listens on.
@@ -107,7 +109,7 @@ func TestLocalErrorsBeforeServer(t *testing.T) {
 		if r.code != 1 || len(lines) != 2 || !strings.HasPrefix(lines[0], "error: ") || !strings.Contains(lines[0], file) || !strings.HasPrefix(lines[1], refused) {
 			t.Errorf("%s: exit %d; want 1, the file's error, then the server's:\n%s", name, r.code, r.stderr)
 		}
-		if _, err := exec.LookPath("kubectl"); err != nil {
+		if !testcluster.HaveKubectl(t) {
 			continue
 		}
 		k := runAlone(t, "kubectl", server, args...)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kapply/kapply/internal/testcluster"
 )
 
 // TestFlagErrorsAsKubectl: an unknown flag or a value cobra cannot parse
@@ -47,7 +49,7 @@ func TestFlagErrorsAsKubectl(t *testing.T) {
 
 func compareFlagErrorWithKubectl(t *testing.T, args []string, code int, stderr string) {
 	t.Helper()
-	if _, err := exec.LookPath("kubectl"); err != nil {
+	if !testcluster.HaveKubectl(t) {
 		return
 	}
 	cmd := exec.Command("kubectl", args...)

@@ -34,7 +34,8 @@ type fleetFlags struct {
 	planned []string
 	// prepare, if set, runs once the clusters are known and before any
 	// starts (a command reading or making their plans); its context is
-	// the jobs'. errCancelled ends the run with nothing done, exit 0.
+	// the jobs'. Its error ends the run with nothing done (errDeclined:
+	// the user said no).
 	prepare func(ctx context.Context, clusters []fleet.Cluster) (context.Context, error)
 	// conclude, if set, runs after the matrix with the run's error (a
 	// command writing what its clusters collected) and returns the run's.
@@ -109,10 +110,7 @@ func (f *fleetFlags) run(cmd *cobra.Command, getter *genericclioptions.ConfigFla
 	keepRunningOnClosedOutput()
 	if f.prepare != nil {
 		ctx, err := f.prepare(cmd.Context(), clusters)
-		switch {
-		case errors.Is(err, errCancelled):
-			return nil
-		case err != nil:
+		if err != nil {
 			return err
 		}
 		cmd.SetContext(ctx)
@@ -126,10 +124,6 @@ func (f *fleetFlags) run(cmd *cobra.Command, getter *genericclioptions.ConfigFla
 	}
 	return err
 }
-
-// errCancelled ends a run over several contexts before any cluster
-// writes: the user said no.
-var errCancelled = errors.New("cancelled")
 
 // runOver runs fn in each cluster with opts and returns their results and
 // the run's output, its matrix not yet printed.

@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/fleet"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // fleetOutput is the output of a run over several contexts: each cluster's
@@ -278,11 +277,4 @@ func contextPrefix(context string) string { return "[" + shownContext(context) +
 // it holds a control character or a rune not printed as itself, so that
 // a kubeconfig's name can neither forge another context's line (a
 // newline) nor reach the terminal as an escape sequence.
-func shownContext(name string) string {
-	for _, r := range name {
-		if r != ' ' && !unicode.IsPrint(r) {
-			return strconv.Quote(name)
-		}
-	}
-	return name
-}
+func shownContext(name string) string { return shown.Text(name) }

@@ -301,7 +301,7 @@ func (f *fleetFlags) planAcross(cmd *cobra.Command, getter *genericclioptions.Co
 
 // confirmAcross shows each context's plan, a table per context (its lines
 // prefixed as the run's), and asks once for all; no answer but yes ends
-// the run with nothing written (errCancelled).
+// the run with nothing written (errDeclined).
 func confirmAcross(streams genericiooptions.IOStreams, opts applyOptions, set *plan.Set) error {
 	asked := streams
 	if opts.output != "" {
@@ -319,14 +319,7 @@ func confirmAcross(streams genericiooptions.IOStreams, opts applyOptions, set *p
 	if opts.review.yes || changed == 0 {
 		return nil
 	}
-	proceed, err := confirmed(asked)
-	if err != nil {
-		return err
-	}
-	if !proceed {
-		return errCancelled
-	}
-	return nil
+	return confirmed(asked)
 }
 
 // countChanged is how many of the set's plans write or delete.

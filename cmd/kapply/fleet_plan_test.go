@@ -160,7 +160,7 @@ func TestFleetApplyPlanRefusesBadFiles(t *testing.T) {
 // apply --confirm over contexts: a table per context, one question; "y"
 // executes the plans shown (an object changed in one cluster while the
 // question waited is refused there, the rest applied), "n" writes
-// nothing anywhere.
+// nothing anywhere and exits 1.
 func TestFleetConfirmAsksOnceAndExecutesThePlansShown(t *testing.T) {
 	kubeconfig, namespaces := fleetKubeconfig(t, "cf-a", "cf-b")
 	dir := writeFiles(t, map[string]string{"moved.yaml": configMapYAML("moved", "mode", "fast")})
@@ -171,7 +171,7 @@ func TestFleetConfirmAsksOnceAndExecutesThePlansShown(t *testing.T) {
 	writeFile(t, dir, "fresh.yaml", configMapYAML("fresh", "k", "v"))
 
 	r := kapplyOnTerminalWith(t, kubeconfig, "n", nil, "apply", "-f", dir, "--contexts", "cf-*", "--confirm")
-	if r.code != 0 || !strings.Contains(r.stdout, "apply is cancelled: nothing was written") || strings.Contains(r.stdout, "created") {
+	if r.code != 1 || !strings.Contains(r.stderr, "apply declined: nothing written") || strings.Contains(r.stdout, "created") {
 		t.Fatalf("answered n: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 	for ctx, ns := range namespaces {

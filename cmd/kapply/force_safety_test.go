@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -27,6 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/internal/testcluster"
+	"github.com/kapply/kapply/pkg/lastapplied"
 )
 
 // The values of the Secret the force tests replace: in the saved copy,
@@ -135,8 +135,10 @@ func forceBackupDir(t *testing.T) string {
 }
 
 // assertSavedCopy checks the copy saved at path: readable by its owner
-// only, the original Secret with its value, labels and annotations, and
-// nothing a create refuses. It runs in the webhook too, so it never stops
+// only, the original Secret with its keys but not their values (a file in
+// the user's cache outlives the run), labels and annotations, no
+// last-applied record (kubectl's holds the values), and nothing a create
+// refuses. It runs in the webhook too, so it never stops
 // the test.
 func assertSavedCopy(t *testing.T, path string) {
 	t.Helper()
@@ -157,11 +159,19 @@ func assertSavedCopy(t *testing.T, path string) {
 		t.Errorf("reading the saved copy: %v\n%s", err, content)
 		return
 	}
-	password, _, _ := unstructured.NestedString(saved.Object, "data", "password")
+	password, hasKey, _ := unstructured.NestedString(saved.Object, "data", "password")
 	immutable, _, _ := unstructured.NestedBool(saved.Object, "immutable")
-	if saved.GetKind() != "Secret" || saved.GetName() != "s" || password != b64(forceOldValue) || !immutable ||
+	if saved.GetKind() != "Secret" || saved.GetName() != "s" || !hasKey || password != "" || !immutable ||
 		saved.GetLabels()["keep"] != "me" || saved.GetAnnotations()["note"] != "kept" {
-		t.Errorf("the saved copy is not the original Secret:\n%s", content)
+		t.Errorf("the saved copy is not the original Secret's keys without values:\n%s", content)
+	}
+	for _, value := range forceValues {
+		if strings.Contains(string(content), value) || strings.Contains(string(content), b64(value)) {
+			t.Errorf("the saved copy holds a value of the Secret:\n%s", content)
+		}
+	}
+	if _, has := saved.GetAnnotations()[lastapplied.Annotation]; has {
+		t.Errorf("the saved copy keeps the last-applied record:\n%s", content)
 	}
 	if saved.GetUID() != "" || saved.GetResourceVersion() != "" || saved.GetManagedFields() != nil || strings.Contains(string(content), "creationTimestamp") {
 		t.Errorf("the saved copy keeps what a create refuses or ignores:\n%s", content)
@@ -313,8 +323,9 @@ func TestForceInterruptedRestoresTheOriginal(t *testing.T) {
 // TestForceKeepsTheCopyWhenNothingCanBeCreated: the run interrupted as in
 // TestForceInterruptedRestoresTheOriginal, and the webhook denies the
 // original's create too: the object is gone, the error names the saved
-// copy, which stays (0600, the original with its values), and `kubectl
-// create -f` of it brings the object back.
+// copy, which stays (0600, the original's keys without their values) and
+// says the Secret comes back from its files: kapply apply -f brings it
+// back.
 func TestForceKeepsTheCopyWhenNothingCanBeCreated(t *testing.T) {
 	testcluster.Require(t, cluster)
 	dir := forceBackupDir(t)
@@ -338,7 +349,7 @@ func TestForceKeepsTheCopyWhenNothingCanBeCreated(t *testing.T) {
 		t.Fatalf("the webhook saw no create of the new object\n%s", r.stderr)
 	}
 	path := printedCopy(t, r, *seen.Load())
-	if r.code != exitFailed || !strings.Contains(r.stderr, "the test denies the original") || !strings.Contains(r.stderr, "the original object is saved in "+path) {
+	if r.code != exitFailed || !strings.Contains(r.stderr, "the test denies the original") || !strings.Contains(r.stderr, "the original Secret's keys, not its values, are saved in "+path+": create it again from its files (kapply apply -f)") {
 		t.Errorf("exit %d, want %d, the restore's denial and the saved copy\n%s", r.code, exitFailed, r.stderr)
 	}
 	assertSavedCopy(t, path)
@@ -347,15 +358,9 @@ func TestForceKeepsTheCopyWhenNothingCanBeCreated(t *testing.T) {
 	}
 
 	denyRestore.Store(false)
-	if _, err := exec.LookPath("kubectl"); err == nil {
-		if k := kubectlRun(t, "", "create", "-f", path); k.code != 0 {
-			t.Fatalf("kubectl create -f %s: exit %d\n%s", path, k.code, k.stderr)
-		}
-	} else {
-		mustRun(t, "apply", "-f", path)
-	}
-	if password, _ := liveSecret(t, ns); password != forceOldValue {
-		t.Error("the saved copy did not create the original again")
+	mustRun(t, "apply", "-f", files, "-n", ns)
+	if password, _ := liveSecret(t, ns); password != forceNewValue {
+		t.Error("apply -f of the files did not create the Secret again")
 	}
 }
 
@@ -444,7 +449,7 @@ func TestForceRefusedWhenTheCreateWouldBeDenied(t *testing.T) {
 		t.Error("without the policy: the Job was not replaced")
 	}
 
-	if _, err := exec.LookPath("kubectl"); err != nil {
+	if !testcluster.HaveKubectl(t) {
 		return
 	}
 	k := kubectlRun(t, "", "apply", "-f", files, "-n", kubectls, "--force", "--grace-period=0")

@@ -254,11 +254,16 @@ func classNotes(fields []ignore.Field) string {
 	return "# not caused by the file (kapply diff --suggest-ignore writes rules for these):\n" + b.String()
 }
 
-// finish writes, after the diff, the suggested rules (--suggest-ignore)
-// and, with --explain, the rules that matched nothing.
-func (n *diffNoise) finish(out io.Writer) error {
+// finish writes, after the diff, a warning on errOut for each rule whose
+// jq ran out of the run's time (the fields it would ignore are shown), the
+// suggested rules (--suggest-ignore) and, with --explain, the rules that
+// matched nothing.
+func (n *diffNoise) finish(out, errOut io.Writer) error {
 	if n == nil {
 		return nil
+	}
+	for _, r := range n.rules.TimedOut() {
+		fmt.Fprintf(errOut, "Warning: %v: the fields it would ignore are shown\n", r.TimeoutError())
 	}
 	if n.explain && n.rules != nil {
 		for _, r := range n.rules.Unmatched() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -68,11 +69,98 @@ func applyPreferences(root *cobra.Command, configFlags *genericclioptions.Config
 	if err != nil {
 		return withCode(exitFailed, &plainError{fmt.Sprintf("error occurred while applying preferences %v", err)})
 	}
+	if running, _, err := root.Find(args); err == nil {
+		if running.Name() == "plan" {
+			if err := applyDefaultsToPlan(root, running, prefs, args); err != nil {
+				return withCode(exitFailed, &plainError{fmt.Sprintf("error occurred while applying preferences %v", err)})
+			}
+		}
+		markKubercDefaults(running)
+	}
 	for _, flag := range ignored {
 		flag.refuse = true
 	}
 	logOriginalCommand(root)
 	return nil
+}
+
+// applyDefaultsToPlan gives kapply plan kuberc's defaults of apply, for
+// the flags plan shares with apply: a plan is what apply would do, and a
+// kuberc that makes every apply server-side made every plan client-side,
+// which apply --plan then ran against the user's preference. plan's own
+// defaults, set by the loader, and the command line win; apply's flags
+// plan lacks (--wait) are left out without a word.
+func applyDefaultsToPlan(root, plan *cobra.Command, prefs *config.Preference, args []string) error {
+	_ = plan.InheritedFlags() // merges the persistent flags, as the loader does
+	for _, d := range prefs.Defaults {
+		target, rest, err := root.Find(strings.Fields(d.Command))
+		if err != nil || len(rest) > 0 || target.Name() != "apply" {
+			continue
+		}
+		for _, option := range d.Options {
+			flag := plan.Flag(option.Name)
+			if flag == nil || flag.Changed || givenInArgs(flag, args) {
+				continue
+			}
+			if err := plan.Flags().Set(option.Name, option.Default); err != nil {
+				return fmt.Errorf("could not apply override value %s to flag %s in command %s err: %w", option.Default, option.Name, d.Command, err)
+			}
+		}
+	}
+	return nil
+}
+
+// givenInArgs reports whether args give flag (--name, --name=v, -s...),
+// before a "--".
+func givenInArgs(flag *pflag.Flag, args []string) bool {
+	for _, arg := range args {
+		switch {
+		case arg == "--":
+			return false
+		case arg == "--"+flag.Name || strings.HasPrefix(arg, "--"+flag.Name+"="):
+			return true
+		case flag.Shorthand != "" && len(arg) > 1 && arg[0] == '-' && arg[1] != '-' && strings.Contains(arg[1:], flag.Shorthand):
+			return true
+		}
+	}
+	return false
+}
+
+// kubercDefaultsAnnotation lists, on the command that runs, the flags
+// kuberc's defaults set: before the arguments are parsed, every flag set
+// is one of them.
+const kubercDefaultsAnnotation = "kapply.dev/kuberc-defaults"
+
+func markKubercDefaults(cmd *cobra.Command) {
+	var names []string
+	cmd.Flags().Visit(func(flag *pflag.Flag) { names = append(names, flag.Name) })
+	if len(names) == 0 {
+		return
+	}
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[kubercDefaultsAnnotation] = strings.Join(names, ",")
+}
+
+// dropKubercDefaults resets the flags among names whose value came from
+// kuberc's defaults, not the command line (apply --plan: the plan fixed
+// them when it was made, and kapply plan took the same defaults).
+func dropKubercDefaults(cmd *cobra.Command, names ...string) {
+	fromKuberc := strings.Split(cmd.Annotations[kubercDefaultsAnnotation], ",")
+	for _, name := range names {
+		flag := cmd.Flags().Lookup(name)
+		if flag == nil || !slices.Contains(fromKuberc, name) {
+			continue
+		}
+		if slice, ok := flag.Value.(pflag.SliceValue); ok {
+			_ = slice.Replace(nil) // a string slice takes an empty list
+		} else if err := flag.Value.Set(flag.DefValue); err != nil {
+			continue // a value its own default does not parse into: leave it to be refused
+		}
+		flag.Changed = false
+		klog.V(1).Infof("kuberc's default --%s is not used by apply --plan: the plan fixed it", name)
+	}
 }
 
 // writeLoaderWarnings writes what kubectl's loader printed, less its

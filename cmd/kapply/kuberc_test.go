@@ -193,3 +193,42 @@ func execKubeconfig(t *testing.T, plugin string) string {
 	}
 	return path
 }
+
+// TestKubercApplyDefaultsReachPlanNotApplyPlan: kubectl's documented
+// kuberc example (apply --server-side=true) made every apply --plan fail
+// ("--server-side cannot be used with --plan"), and kapply plan ignored
+// it. kuberc's apply defaults now reach plan, and apply --plan takes what
+// the plan fixed from the plan, not from kuberc: a plan made with the
+// default runs server-side, one made with --server-side=false runs
+// client-side, both under the same kuberc; a --server-side typed on the
+// command line is still refused.
+func TestKubercApplyDefaultsReachPlanNotApplyPlan(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	rc := filepath.Join(writeFiles(t, map[string]string{"kuberc": kubercServerSide}), "kuberc")
+	for _, c := range []struct {
+		name     string
+		planArgs []string
+		manager  string
+	}{
+		{"fromkuberc", nil, "kubectl/Apply"},
+		{"clientside", []string{"--server-side=false"}, "kubectl-client-side-apply/Update"},
+	} {
+		dir := writeFiles(t, map[string]string{c.name + ".yaml": labelledConfigMap(c.name, "app: x", "k: v")})
+		planFile := filepath.Join(t.TempDir(), "plan.json")
+		r := kapply(t, append([]string{"plan", "-f", dir, "-n", ns, "-o", planFile, "--kuberc", rc}, c.planArgs...)...)
+		if r.code != 0 {
+			t.Fatalf("%s: plan: exit %d\n%s", c.name, r.code, r.stderr)
+		}
+		r = kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns, "--kuberc", rc)
+		if r.code != 0 {
+			t.Fatalf("%s: apply --plan under kuberc's --server-side=true: exit %d\n%s%s", c.name, r.code, r.stdout, r.stderr)
+		}
+		if got := managers(t, ns, c.name); !slices.Equal(got, []string{c.manager}) {
+			t.Errorf("%s: managers %v, want %s (as the plan was made)", c.name, got, c.manager)
+		}
+		if r := kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns, "--kuberc", rc, "--server-side"); r.code == 0 || !strings.Contains(r.stderr, "--server-side cannot be used with --plan") {
+			t.Errorf("%s: --server-side typed with --plan: exit %d, want refused\n%s", c.name, r.code, r.stderr)
+		}
+	}
+}

@@ -25,10 +25,7 @@ func TestKYAMLOutputReadByKubectl(t *testing.T) {
 	testcluster.Require(t, cluster)
 	ns := cluster.Namespace(t)
 	dir := writeFiles(t, map[string]string{"objects.yaml": outputsSecret()})
-	kubectlPath := kubectl137Path(t)
-	if kubectlPath == "" {
-		t.Log("kubectl v1.37 not built (bin/kubectlcmd/kubectl): KYAML read with apimachinery's YAML decoder instead")
-	}
+	kubectlPath := testcluster.FindKubectl137(t) // "": KYAML read with apimachinery's YAML decoder instead
 
 	applied := mustRun(t, "apply", "-f", dir, "-n", ns, "-o", "kyaml")
 	assertNoRecordValue(t, "apply -o kyaml", applied)

@@ -37,10 +37,7 @@ spec:
 // file's replicas.
 func TestMigrateToServerSidePredictsConflicts(t *testing.T) {
 	testcluster.Require(t, cluster)
-	kubectl := kubectl137Path(t)
-	if kubectl == "" {
-		t.Skip("kubectl v1.37 not built (bin/kubectlcmd/kubectl)")
-	}
+	kubectl := testcluster.Kubectl137(t)
 	ns := cluster.Namespace(t)
 	dir := writeFiles(t, map[string]string{"web.yaml": migrateDeployment})
 	for _, args := range [][]string{{"create", "-f", dir}, {"apply", "-f", dir}, {"scale", "deployment/web", "--replicas=5"}} {

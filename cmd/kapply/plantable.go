@@ -11,6 +11,7 @@ import (
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // maxTableFields bounds the fields a row names; the rest are counted.
@@ -29,7 +30,10 @@ func printPlanTable(w io.Writer, p *plan.Plan) {
 		if it.Action == plan.Unchanged {
 			continue
 		}
-		ns := it.ID.Namespace
+		// Names came from files: quoted when they hold a character that
+		// does not show as itself (a CR or an escape sequence could erase
+		// the row of another object's patch, which would still run).
+		ns := shown.Text(it.ID.Namespace)
 		if ns == "" {
 			ns = "-"
 		}
@@ -38,7 +42,7 @@ func printPlanTable(w io.Writer, p *plan.Plan) {
 			kind += "." + it.ID.Group
 		}
 		fields, reason := describeItem(it)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ns, kind, it.ID.Name, operationOf(it.Action), fields, reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ns, shown.Text(kind), shown.Text(it.ID.Name), operationOf(it.Action), fields, reason)
 	}
 	tw.Flush()
 	line := fmt.Sprintf("Plan: %d to create, %d to patch", counts[plan.Create], counts[plan.Update])

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	kcluster "github.com/kapply/kapply/pkg/cluster"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // eventPrinter prints a run's events as kubectl does: a line per object
@@ -150,7 +150,7 @@ func (p *eventPrinter) printLine(streams genericiooptions.IOStreams, ev apply.Ev
 				}
 			}
 		}
-		err = printer.PrintObj(ev.Object, out)
+		err = printName(printer, ev, out)
 	}
 	if err == nil {
 		err = out.err
@@ -158,6 +158,24 @@ func (p *eventPrinter) printLine(streams genericiooptions.IOStreams, ev apply.Ev
 	if err != nil {
 		p.notPrinted(streams.ErrOut, ev, err)
 	}
+}
+
+// printName prints the object's line as kubectl's NamePrinter does
+// (kind.group/name operation), but with a name or kind that does not show
+// as itself quoted, as apply.ObjectName spells it: NamePrinter prints
+// them raw, and a server takes names such as a ClusterRole's with any
+// character but / and %.
+func printName(printer printers.NamePrinter, ev apply.Event, out io.Writer) error {
+	gk := ev.Object.GroupVersionKind().GroupKind()
+	if !shown.NeedsQuotes(ev.Object.GetName()) && !shown.NeedsQuotes(gk.Kind+gk.Group) {
+		return printer.PrintObj(ev.Object, out)
+	}
+	line := apply.ObjectName(ev.Object)
+	if printer.Operation != "" {
+		line += " " + printer.Operation
+	}
+	_, err := fmt.Fprintln(out, line)
+	return err
 }
 
 // checkedWriter keeps the first error of its writes: NamePrinter drops
@@ -273,11 +291,9 @@ func errorPrefix(err error) string {
 // deletedLine is kubectl delete's line for a deleted object (kubectl 1.37):
 // `configmap "cm" deleted from shop namespace`, `namespace "shop" deleted`.
 func deletedLine(ev apply.Event, suffix string) string {
-	name := apply.ObjectName(ev.Object)
-	kind := name[:strings.LastIndex(name, "/")]
-	line := fmt.Sprintf("%s %q deleted", kind, ev.Object.GetName())
+	line := fmt.Sprintf("%s %q deleted", apply.ObjectKind(ev.Object), ev.Object.GetName())
 	if ns := ev.Object.GetNamespace(); ns != "" && (ev.Mapping == nil || ev.Mapping.Scope.Name() == meta.RESTScopeNameNamespace) {
-		line += fmt.Sprintf(" from %s namespace", ns)
+		line += fmt.Sprintf(" from %s namespace", shown.Text(ns))
 	}
 	return line + suffix
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -29,21 +28,6 @@ kind: ConfigMap
 metadata: {name: odd}
 data: {a: "x\x7fy"}
 `
-
-// kubectl137Path is kubectl at the pinned version, built by the lead into
-// bin/kubectlcmd; "" when it is not there.
-func kubectl137Path(t *testing.T) string {
-	t.Helper()
-	dir, err := testcluster.BinDir()
-	if err != nil {
-		return ""
-	}
-	path := filepath.Join(dir, "kubectlcmd", "kubectl")
-	if _, err := os.Stat(path); err != nil {
-		return ""
-	}
-	return path
-}
 
 // runKubectl137 runs kubectl v1.37 on the test cluster.
 func runKubectl137(t *testing.T, path string, args ...string) result {
@@ -99,7 +83,7 @@ func TestApplyOutputFailsWhenAnObjectCannotBePrinted(t *testing.T) {
 		}
 	}
 
-	if kubectl := kubectl137Path(t); kubectl != "" {
+	if kubectl := testcluster.FindKubectl137(t); kubectl != "" {
 		k := runKubectl137(t, kubectl, "apply", "-f", dir, "-n", ns, "-o", "yaml")
 		t.Logf("kubectl v1.37: exit %d\nstdout:\n%s\nstderr:\n%s", k.code, k.stdout, k.stderr)
 		if k.code != exitFailed || !strings.Contains(k.stderr, "control characters are not allowed") {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -100,9 +99,7 @@ func TestReleaseReplicasToKubectlScale(t *testing.T) {
 
 func requireKubectl(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl not on PATH")
-	}
+	testcluster.Kubectl(t)
 }
 
 func assertRecordHas(t *testing.T, ns, name string, want bool) {

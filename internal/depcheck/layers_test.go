@@ -11,10 +11,12 @@ const module = "github.com/kapply/kapply/"
 // layers are the packages of pkg/ by tier; a package may import those of
 // lower tiers only, so the arrows of the package map stay one-way:
 // cmd → load, apply, diff → plan → merge, ownership, cluster → lastapplied,
-// schema, export → fieldpath; apply → apply/prune, delete → wait, plan,
-// cluster. pkg/apply builds on the tiers below it but not on load: it
-// takes plain objects (see TestLibraryTakesNoCLI).
+// schema, export → fieldpath → shown; apply → apply/prune, delete → wait,
+// plan, cluster. pkg/apply builds on the tiers below it but not on load: it
+// takes plain objects (see TestLibraryTakesNoCLI). pkg/shown, how text
+// from input is printed, is a leaf every package that prints may use.
 var layers = [][]string{
+	{"pkg/shown"},
 	{"pkg/fieldpath", "pkg/secretmask"},
 	{"pkg/lastapplied", "pkg/schema"},
 	{"pkg/merge", "pkg/ownership", "pkg/export", "pkg/cluster"},

@@ -225,7 +225,7 @@ func TestNormalObjectKeepsKubectlsRecord(t *testing.T) {
 	if _, has := live.GetAnnotations()[lastapplied.CompactAnnotation]; has {
 		t.Errorf("a compact record under the limit")
 	}
-	if !haveKubectl() {
+	if !haveKubectl(t) {
 		return
 	}
 	k := newWorld(t, kubectlTool, nil)

@@ -10,20 +10,42 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // backup is the file Force saves an object to before deleting it: if
 // neither the file's object nor the original can be created afterwards (an
 // interrupted run, a server that refuses both), the object lives on there.
-// It holds the object's values, a Secret's data among them, so only its
-// path is ever printed.
-type backup struct{ path string }
+// A Secret's backup holds its keys, not its values: the file outlives the
+// run in the user's cache, where backups and other programs read it, so
+// its values come back from the user's files (kapply apply -f) instead.
+// Only its path is ever printed.
+type backup struct {
+	path string
+	// keysOnly: a Secret's backup, which cannot create the original.
+	keysOnly bool
+}
+
+// restoreHint says how the original comes back from the backup.
+func (b backup) restoreHint() string {
+	if b.keysOnly {
+		return fmt.Sprintf("the original Secret's keys, not its values, are saved in %s: create it again from its files (kapply apply -f)", b.path)
+	}
+	return fmt.Sprintf("the original object is saved in %s (kubectl create -f %[1]s creates it again)", b.path)
+}
 
 // saveBackup writes live, as a manifest `kubectl create -f` takes, to a new
 // file readable by its owner only, flushed to disk, and tells
 // ForceOptions.OnBackup its path.
 func (r *runner) saveBackup(o *object, live *unstructured.Unstructured) (backup, error) {
-	data, err := yaml.Marshal(restorable(live).Object)
+	saved := restorable(live)
+	keysOnly := secretmask.IsSecret(saved.Object)
+	if keysOnly {
+		withoutValues(saved)
+	}
+	data, err := yaml.Marshal(saved.Object)
 	if err != nil {
 		return backup{}, fmt.Errorf("encoding the object to save it before deleting it: %w", err)
 	}
@@ -36,7 +58,7 @@ func (r *runner) saveBackup(o *object, live *unstructured.Unstructured) (backup,
 	if err != nil {
 		return backup{}, fmt.Errorf("saving the object before deleting it: %w", err)
 	}
-	saved := backup{path: f.Name()}
+	file := backup{path: f.Name(), keysOnly: keysOnly}
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
@@ -45,12 +67,28 @@ func (r *runner) saveBackup(o *object, live *unstructured.Unstructured) (backup,
 		err = closeErr
 	}
 	if err != nil {
-		return backup{}, errors.Join(fmt.Errorf("saving the object to %s before deleting it: %w", saved.path, err), saved.remove())
+		return backup{}, errors.Join(fmt.Errorf("saving the object to %s before deleting it: %w", file.path, err), file.remove())
 	}
 	if r.opts.Force != nil && r.opts.Force.OnBackup != nil {
-		r.opts.Force.OnBackup(o.Obj, o.Source, saved.path)
+		r.opts.Force.OnBackup(o.Obj, o.Source, file.path)
 	}
-	return saved, nil
+	return file, nil
+}
+
+// withoutValues empties each value of a Secret, keeping its keys, and
+// drops its last-applied records, which hold the values when kubectl or
+// --secret-record=plain wrote them.
+func withoutValues(secret *unstructured.Unstructured) {
+	for _, field := range secretmask.Fields() {
+		values, _ := secret.Object[field].(map[string]any)
+		for key := range values {
+			values[key] = ""
+		}
+	}
+	annotations := secret.GetAnnotations()
+	delete(annotations, lastapplied.Annotation)
+	delete(annotations, lastapplied.CompactAnnotation)
+	secret.SetAnnotations(annotations)
 }
 
 // remove deletes the file once the object exists again.

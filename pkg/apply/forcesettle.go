@@ -45,8 +45,7 @@ func (r *runner) settleReplace(ctx context.Context, client dynamic.ResourceInter
 		return ev
 	case notSettled:
 		ev.Err = fmt.Errorf("an error occurred force-replacing the existing object with the newly provided one: %w; "+
-			"additionally, an error occurred attempting to restore the original object: %w; "+
-			"the original object is saved in %s (kubectl create -f %[3]s creates it again)", cause, err, saved.path)
+			"additionally, an error occurred attempting to restore the original object: %w; %s", cause, err, saved.restoreHint())
 		return ev
 	case fileObjectCreated:
 		return replaced(o, current, nil, saved)

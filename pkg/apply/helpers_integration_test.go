@@ -279,9 +279,9 @@ func assertReapply(t *testing.T, w *world) {
 
 // haveKubectl reports whether kubectl is on PATH; comparisons with it are
 // skipped otherwise.
-func haveKubectl() bool {
-	_, err := exec.LookPath("kubectl")
-	return err == nil
+func haveKubectl(t *testing.T) bool {
+	t.Helper()
+	return testcluster.HaveKubectl(t)
 }
 
 func runKubectl(t *testing.T, w *world, args ...string) string {

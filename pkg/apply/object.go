@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/plan"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // object is one object of the input as a run handles it: the object itself
@@ -65,17 +66,24 @@ func errorOf(o *object, err error) error { return ErrorOf(o.Obj, o.Source, err) 
 
 // ObjectName names obj the way kubectl prints it in a result line:
 // kind.group/name. An event about no object (a prune step that failed)
-// has a nil Object: its name is empty.
+// has a nil Object: its name is empty. Kind and name came from a file:
+// each is quoted when it holds a character that does not show as itself
+// (shown.Text), so that the line can neither be erased nor forge another.
 func ObjectName(obj *unstructured.Unstructured) string {
 	if obj == nil {
 		return ""
 	}
+	return ObjectKind(obj) + "/" + shown.Text(obj.GetName())
+}
+
+// ObjectKind is the kind part of ObjectName: kind.group in lower case.
+func ObjectKind(obj *unstructured.Unstructured) string {
 	gk := obj.GroupVersionKind().GroupKind()
-	ref := strings.ToLower(gk.Kind)
+	kind := strings.ToLower(gk.Kind)
 	if gk.Group != "" {
-		ref += "." + gk.Group
+		kind += "." + gk.Group
 	}
-	return ref + "/" + obj.GetName()
+	return shown.Text(kind)
 }
 
 // ObjectRef is ObjectName with the namespace, when there is one:
@@ -85,7 +93,7 @@ func ObjectRef(obj *unstructured.Unstructured) string {
 		return ""
 	}
 	if ns := obj.GetNamespace(); ns != "" {
-		return ObjectName(obj) + " -n " + ns
+		return ObjectName(obj) + " -n " + shown.Text(ns)
 	}
 	return ObjectName(obj)
 }
@@ -103,7 +111,7 @@ func (e *ObjectError) Error() string {
 	if e.Source.File == "" {
 		return fmt.Sprintf("%s: %v", e.Ref, e.Err)
 	}
-	return fmt.Sprintf("%s (from %s): %v", e.Ref, e.Source.File, e.Err)
+	return fmt.Sprintf("%s (from %s): %v", e.Ref, shown.Text(e.Source.File), e.Err)
 }
 
 func (e *ObjectError) Unwrap() error { return e.Err }

@@ -88,7 +88,7 @@ func TestNoPhantomChanges(t *testing.T) {
 			t.Errorf("server dry run: %s %s, want unchanged", apply.ObjectRef(ev.Object), ev.Outcome)
 		}
 	}
-	if !haveKubectl() {
+	if !haveKubectl(t) {
 		return
 	}
 	out := runKubectl(t, w, "apply", "-f", path)

@@ -72,7 +72,7 @@ func TestServerSideAppliesWithoutARecordThatCannotFit(t *testing.T) {
 	if _, ok := get(t, w, objRef{configMaps, "huge"}).Object["data"].(map[string]any)[first]; ok {
 		t.Errorf("key %s dropped from the file is still live", first)
 	}
-	if !haveKubectl() {
+	if !haveKubectl(t) {
 		return
 	}
 	// kubectl, in a namespace of its own: client-side refused, server-side

@@ -8,6 +8,8 @@ import (
 	"html/template"
 	"slices"
 	"strings"
+
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // reportTemplate is the HTML report: one self-contained page, its style
@@ -65,14 +67,10 @@ func HTML(comparisons []Comparison, failures []Failure, opts Options) (string, e
 	report := htmlReport{Policy: scriptPolicy, Script: template.JS(reportScript), Counts: countOperations(comparisons, failures)}
 	kinds := map[string]bool{}
 	for _, f := range failures {
-		where := f.File
-		if f.Line > 0 {
-			where = fmt.Sprintf("%s:%d", f.File, f.Line)
-		}
-		report.Objects = append(report.Objects, htmlObject{Operation: OpFailed, Kind: f.Kind, Name: strings.TrimPrefix(f.label(), string(OpFailed)+" "), Source: where, Message: f.Message})
+		report.Objects = append(report.Objects, htmlObject{Operation: OpFailed, Kind: f.Kind, Name: strings.TrimPrefix(f.label(), string(OpFailed)+" "), Source: f.where(), Message: f.Message})
 	}
 	for _, c := range comparisons {
-		obj := htmlObject{Operation: c.Outcome.Operation(), Kind: c.Identity.Kind, Name: c.Identity.String(), Source: c.Object.Source}
+		obj := htmlObject{Operation: c.Outcome.Operation(), Kind: c.Identity.Kind, Name: c.Identity.String(), Source: shown.Text(c.Object.Source)}
 		if c.Outcome != Unchanged {
 			if c.isRendered {
 				return "", fmt.Errorf("the HTML report of %s needs both sides of its diff", c.Object.Ref)

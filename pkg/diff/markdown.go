@@ -2,8 +2,9 @@ package diff
 
 import (
 	"fmt"
-	"html"
 	"strings"
+
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // Byte budgets of a markdown report: GitHub refuses a pull request comment
@@ -73,10 +74,7 @@ type markdownBlock struct {
 func markdownBlocks(comparisons []Comparison, failures []Failure) ([]markdownBlock, error) {
 	var blocks []markdownBlock
 	for _, f := range failures {
-		where := f.File
-		if f.Line > 0 {
-			where = fmt.Sprintf("%s:%d", f.File, f.Line)
-		}
+		where := f.where()
 		text := f.Message
 		if where != "" {
 			text = where + ": " + text
@@ -97,10 +95,14 @@ func markdownBlocks(comparisons []Comparison, failures []Failure) ([]markdownBlo
 }
 
 // detailsBlock is a collapsed block titled label holding text in a fence
-// of the given language. The label is escaped as HTML (a failure's may be
-// a file name); the text is fenced.
+// of the given language. The label names an object or a file: escaped
+// (shown.Markdown), it can neither end the <summary> nor add a table row
+// or a link. The text is fenced, and a line of it that the GitHub runner
+// would read as a workflow command (the report is printed on stdout,
+// which the runner reads) gets a backslash before its "::".
 func detailsBlock(label, lang, text string) markdownBlock {
-	label = html.EscapeString(label)
+	label = shown.Markdown(label)
+	text = shown.NoCommands(text)
 	fence := Fence(text)
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"

@@ -3,6 +3,8 @@ package diff
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // GitHubErrors are GitHub Actions workflow commands, one per failure:
@@ -15,7 +17,7 @@ func GitHubErrors(failures []Failure) string {
 	for _, f := range failures {
 		var props []string
 		if f.File != "" {
-			props = append(props, "file="+escapeProperty(f.File))
+			props = append(props, "file="+shown.WorkflowProperty(shown.Text(f.File)))
 			if f.Line > 0 {
 				props = append(props, fmt.Sprintf("line=%d", f.Line))
 			}
@@ -24,18 +26,7 @@ func GitHubErrors(failures []Failure) string {
 		if f.Kind != "" || f.Name != "" {
 			message = f.Identity.String() + ": " + message
 		}
-		fmt.Fprintf(&b, "::error %s::%s\n", strings.Join(props, ","), escapeData(message))
+		fmt.Fprintf(&b, "::error %s::%s\n", strings.Join(props, ","), shown.WorkflowMessage(message))
 	}
 	return strings.ReplaceAll(b.String(), "::error ::", "::error::")
-}
-
-// escapeData escapes a workflow command's message: %, \r and \n.
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// escapeProperty escapes a workflow command's property value: as a
-// message, and : and , which end a property.
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }

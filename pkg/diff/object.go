@@ -11,7 +11,9 @@ import (
 type Object struct {
 	// Name is the object's file name, kubectl's group.version.Kind.namespace.name.
 	Name string
-	// Ref names the object as kubectl prints it (deployment.apps/web -n ns).
+	// Ref names the object as kubectl prints it (deployment.apps/web -n ns),
+	// its parts quoted as shown.Text does (apply.ObjectRef); a Ref that is
+	// not is quoted whole where it is printed.
 	Ref string
 	// ID is the object's identity, for machine-read output (-o events).
 	ID plan.ID

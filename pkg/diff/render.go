@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // Directory names of the two sides, as kubectl names its temporary ones.
@@ -16,7 +18,9 @@ const (
 // unified renders one comparison as a unified diff headed like kubectl's
 // (`diff -u -N LIVE/NAME MERGED/NAME`) and by the object's source file.
 func unified(c Comparison) (string, error) {
-	from, to := liveDir+"/"+c.Object.Name, mergedDir+"/"+c.Object.Name
+	// The names came from files: quoted when they would not show as
+	// themselves, so that no header line is erased or forged.
+	from, to := liveDir+"/"+shown.Text(c.Object.Name), mergedDir+"/"+shown.Text(c.Object.Name)
 	body, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A:        splitLines(c.Live),
 		B:        splitLines(c.After),
@@ -28,8 +32,11 @@ func unified(c Comparison) (string, error) {
 		return "", fmt.Errorf("rendering the diff of %s: %w", c.Object.Ref, err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "diff -u -N %s %s\n# %s from %s\n", from, to, c.Object.Ref, c.Object.Source)
-	b.WriteString(body)
+	fmt.Fprintf(&b, "diff -u -N %s %s\n# %s from %s\n", from, to, shown.Text(c.Object.Ref), shown.Text(c.Object.Source))
+	// A value's line may start with "::" after its indent (a block
+	// scalar, a name with a newline): the GitHub runner, which reads a
+	// step's stdout, would take it for a workflow command.
+	b.WriteString(shown.NoCommands(body))
 	return b.String(), nil
 }
 

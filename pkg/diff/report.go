@@ -1,6 +1,10 @@
 package diff
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kapply/kapply/pkg/shown"
+)
 
 // Operation is what apply would do to an object, in the words of the CI
 // reports (markdown, HTML).
@@ -40,9 +44,9 @@ type Identity struct {
 // object.
 func (i Identity) String() string {
 	if i.Namespace == "" {
-		return fmt.Sprintf("%s %s", i.Kind, i.Name)
+		return fmt.Sprintf("%s %s", shown.Text(i.Kind), shown.Text(i.Name))
 	}
-	return fmt.Sprintf("%s %s/%s", i.Kind, i.Namespace, i.Name)
+	return fmt.Sprintf("%s %s/%s", shown.Text(i.Kind), shown.Text(i.Namespace), shown.Text(i.Name))
 }
 
 // identityOf reads the identity off the first of the sides that is set.
@@ -79,9 +83,17 @@ func (f Failure) label() string {
 	case f.Kind == "" && f.Name == "" && f.File == "":
 		return fmt.Sprintf("%s (no object)", OpFailed)
 	case f.Kind == "" && f.Name == "":
-		return fmt.Sprintf("%s %s", OpFailed, f.File)
+		return fmt.Sprintf("%s %s", OpFailed, shown.Text(f.File))
 	}
 	return fmt.Sprintf("%s %s", OpFailed, f.Identity)
+}
+
+// where is the failure's file and line, as the reports print them.
+func (f Failure) where() string {
+	if f.Line > 0 {
+		return fmt.Sprintf("%s:%d", shown.Text(f.File), f.Line)
+	}
+	return shown.Text(f.File)
 }
 
 // label is the comparison's line in a report: "update Kind ns/name".

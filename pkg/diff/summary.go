@@ -1,11 +1,15 @@
 package diff
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kapply/kapply/pkg/shown"
+)
 
 // summaryLine is one object in a line: `~ deployment.apps/web  3 fields`,
 // `+ configmap/new`, `= service/api`.
 func summaryLine(c Comparison) string {
-	line := c.Outcome.Symbol() + " " + c.Object.Ref
+	line := c.Outcome.Symbol() + " " + shown.Text(c.Object.Ref)
 	if c.Outcome == Changed {
 		line += fmt.Sprintf("  %d %s", c.Fields, plural(c.Fields, "field"))
 	}

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // Path names a field of an object, or an element of a list, printed like
@@ -137,9 +138,7 @@ func quoteValue(v string) string {
 // hasUnprintable reports a newline, tab or other control character: a
 // key under preserve-unknown-fields may hold any, and printed raw it
 // would add lines or columns to a table a person confirms.
-func hasUnprintable(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) })
-}
+func hasUnprintable(s string) bool { return shown.NeedsQuotes(s) }
 
 // ScalarText is a scalar as a path prints it and matches it: 80, web, true.
 // Maps and lists have no text (a NUL that no text equals).

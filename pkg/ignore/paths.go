@@ -103,12 +103,17 @@ func (r *Rule) pathsInTimed(obj map[string]any, managed Managed) ([]fieldpath.Pa
 		}
 	}
 	for _, code := range r.jq {
+		if r.timedOut.Load() {
+			timedOut = r.TimeoutError()
+			break
+		}
 		// A runtime error (iterating over a field the object lacks) is
 		// no match, as in Argo CD: a rule scoped to every kind meets
 		// objects without the field.
-		found, err := runJQ(code, obj)
+		found, err := runJQ(code, obj, r.budget)
 		if errors.Is(err, context.DeadlineExceeded) {
-			timedOut = fmt.Errorf("ignore rule %s: a jq expression ran longer than %s", r.Origin, jqTimeout)
+			r.timedOut.Store(true)
+			timedOut = r.TimeoutError()
 		}
 		out = append(out, found...)
 	}
@@ -122,6 +127,11 @@ func (r *Rule) pathsInTimed(obj map[string]any, managed Managed) ([]fieldpath.Pa
 		}
 	}
 	return dedupe(out), timedOut
+}
+
+// TimeoutError says that the rule's jq ran out of time.
+func (r *Rule) TimeoutError() error {
+	return fmt.Errorf("ignore rule %s: a jq expression ran out of the run's %s for jq", r.Origin, jqTimeout)
 }
 
 func dedupe(paths []fieldpath.Path) []fieldpath.Path {

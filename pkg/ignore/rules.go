@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,11 +33,49 @@ type Rule struct {
 	Origin string `yaml:"-"`
 	jq     []*gojq.Code
 	hits   atomic.Int64
+	// budget is the run's jq time, shared by the rules of one Rules (nil
+	// for a rule used alone: jqTimeout per expression and object).
+	budget *jqBudget
+	// timedOut is set when one of the rule's jq expressions ran out of
+	// time: the rule is not run again in this run, its answer unknown.
+	timedOut atomic.Bool
 }
 
 // jqTimeout bounds one jq expression on one object, as Argo CD bounds
-// it: a user's expression must not hang a diff.
+// it: a user's expression must not hang a diff. It is also the budget of
+// all the jq expressions of one run together: with a bound per object
+// only, an expression that never yields cost its time on every object
+// (40 objects: 31 s).
 const jqTimeout = 5 * time.Second
+
+// jqBudget is the jq time a run has left. Expressions running at once
+// each get what is left when they start, so a run spends at most its
+// budget times its parallel workers.
+type jqBudget struct {
+	mu   sync.Mutex
+	left time.Duration
+}
+
+// start returns the time the next expression may take; ok is false when
+// none is left.
+func (b *jqBudget) start() (time.Duration, bool) {
+	if b == nil {
+		return jqTimeout, true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.left, b.left > 0
+}
+
+// spend takes d off what is left.
+func (b *jqBudget) spend(d time.Duration) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.left -= d
+	b.mu.Unlock()
+}
 
 // compile checks the rule and compiles its jq expressions.
 func (r *Rule) compile() error {
@@ -112,7 +151,8 @@ func (r *Rule) Hits() int64 { return r.hits.Load() }
 // Rules is a set of rules, from a file and flags; safe for concurrent
 // use by a diff's workers.
 type Rules struct {
-	list []*Rule
+	list   []*Rule
+	budget *jqBudget
 }
 
 // Add appends rules, checking each; the error names the rule's origin.
@@ -121,6 +161,10 @@ func (rs *Rules) Add(rules ...*Rule) error {
 		if err := r.compile(); err != nil {
 			return fmt.Errorf("%s: %w", r.Origin, err)
 		}
+		if rs.budget == nil {
+			rs.budget = &jqBudget{left: jqTimeout}
+		}
+		r.budget = rs.budget
 		rs.list = append(rs.list, r)
 	}
 	return nil
@@ -135,6 +179,18 @@ func (rs *Rules) List() []*Rule {
 		return nil
 	}
 	return rs.list
+}
+
+// TimedOut are the rules whose jq expressions ran out of the run's time:
+// what they would ignore is unknown, so a diff shows those fields.
+func (rs *Rules) TimedOut() []*Rule {
+	var out []*Rule
+	for _, r := range rs.List() {
+		if r.timedOut.Load() {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Unmatched are the rules that removed no field of any object so far.
@@ -165,8 +221,14 @@ func (rs *Rules) For(id plan.ID) []*Rule {
 // until its time ran out, 400 MB for one Secret; kept only when obj holds
 // them and once each, they are bounded by obj. An error (iterating a field
 // obj lacks) is no match at all, as before.
-func runJQ(code *gojq.Code, obj map[string]any) ([]fieldpath.Path, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), jqTimeout)
+func runJQ(code *gojq.Code, obj map[string]any, budget *jqBudget) ([]fieldpath.Path, error) {
+	limit, ok := budget.start()
+	if !ok {
+		return nil, context.DeadlineExceeded
+	}
+	began := time.Now()
+	defer func() { budget.spend(time.Since(began)) }()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	iter := code.RunWithContext(ctx, jqValue(obj))
 	var out []fieldpath.Path

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
@@ -46,12 +47,40 @@ func FromMerge(file, live *unstructured.Unstructured, src Source, mp *merge.Plan
 	}
 	it.Merged = mp.Merged
 	it.Changes = ChangesOf(mp.Changes, owners)
+	it.Replaced = replacedOf(mp.Whole, it.Changes, objectOf(live))
 	for _, w := range mp.Warnings {
 		it.Warnings = append(it.Warnings, w.String())
 	}
 	// The engine's warnings name paths; masking is for those that quote.
 	it.Warnings = maskWarningsIn(it.Warnings, objectOf(file), objectOf(live))
 	return it
+}
+
+// replacedOf records live's value at each path a patch replaces whole,
+// but where a change Verify checks holds the same path: its Old is that
+// value already, and a plan records no value twice.
+func replacedOf(whole []fieldpath.Path, changes []Change, live map[string]any) []Replaced {
+	if len(whole) == 0 {
+		return nil
+	}
+	checked := make(map[string]bool, len(changes))
+	for _, c := range changes {
+		if checkedByVerify(c) {
+			checked[c.Path.String()] = true
+		}
+	}
+	var out []Replaced
+	for _, p := range whole {
+		if checked[p.String()] {
+			continue
+		}
+		v, err := p.Lookup(live)
+		if err != nil {
+			v = nil // live has none there (or no single element: refused then)
+		}
+		out = append(out, Replaced{Path: p, Live: runtime.DeepCopyJSONValue(v)})
+	}
+	return out
 }
 
 // NewCreate is the item that creates obj, the object as sent (its record

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // Plan is what one run does to one cluster: an item per object, in the
@@ -83,6 +84,21 @@ type Item struct {
 	// tolerated; a Secret's kept keys tell apply --plan -f which of the
 	// file's values the plan did not take (WithKeptSecretValues).
 	KeptLive []fieldpath.Path
+	// Replaced are the lists and maps a patch item's patch replaces whole
+	// rather than merges into (merge.Plan.Whole), each with the live value
+	// the plan was made against, except where a change already names that
+	// value whole. The patch would drop what another writer added there
+	// since (an element of a custom resource's keyed list, a field of a
+	// retainKeys map), and the changes name only what the file changes:
+	// Verify refuses the item when one of these moved.
+	Replaced []Replaced
+}
+
+// Replaced is a value a patch replaces whole and the live value it was
+// made against (nil: live had none).
+type Replaced struct {
+	Path fieldpath.Path
+	Live any
 }
 
 // Action is what an item does to its object.
@@ -113,16 +129,18 @@ type ID struct {
 }
 
 // String names the object as kapply's messages do: kind[.group]/name,
-// with " -n namespace" when namespaced.
+// with " -n namespace" when namespaced; each part that came from a file
+// quoted when it holds a character that does not show as itself
+// (shown.Text).
 func (id ID) String() string {
 	kind := id.Kind
 	if id.Group != "" {
 		kind += "." + id.Group
 	}
 	if id.Namespace == "" {
-		return kind + "/" + id.Name
+		return shown.Text(kind) + "/" + shown.Text(id.Name)
 	}
-	return fmt.Sprintf("%s/%s -n %s", kind, id.Name, id.Namespace)
+	return fmt.Sprintf("%s/%s -n %s", shown.Text(kind), shown.Text(id.Name), shown.Text(id.Namespace))
 }
 
 // isSecret reports a core v1 Secret, whose values a plan keeps as digests.

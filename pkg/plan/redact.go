@@ -64,6 +64,18 @@ func redactItem(it Item) (Item, error) {
 	if it.Changes != nil {
 		it.Changes = changes
 	}
+	replaced := make([]Replaced, len(it.Replaced))
+	for i, rv := range it.Replaced {
+		var fields []string
+		rv.Path, fields = secretPath(rv.Path)
+		if rv.Live, err = walkSecret(r, fields, rv.Live); err != nil {
+			return Item{}, err
+		}
+		replaced[i] = rv
+	}
+	if it.Replaced != nil {
+		it.Replaced = replaced
+	}
 	return it, nil
 }
 

@@ -3,12 +3,14 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // ErrChanged is the cause of every ChangedError.
@@ -57,10 +59,10 @@ var recordPath = fieldpath.Fields("metadata", "annotations", lastapplied.Annotat
 // changes are its dry run's: with one, no change is a known answer). Any
 // other item is refused if
 // the object was deleted or replaced (UID), or — when its resourceVersion
-// moved — if a field the plan writes (its changes) or read (the
-// last-applied record) is no longer what the plan saw; a move through
-// status or fields the plan does not touch only updates the
-// resourceVersion returned.
+// moved — if a field the plan writes (its changes, and each list or map its
+// patch replaces whole: Replaced) or read (the last-applied record) is no
+// longer what the plan saw; a move through status or fields the plan does
+// not touch only updates the resourceVersion returned.
 func (it Item) Verify(live *unstructured.Unstructured) (string, error) {
 	refuse := func(what string, args ...any) (string, error) {
 		return "", &ChangedError{ID: it.ID, What: fmt.Sprintf(what, args...)}
@@ -99,15 +101,58 @@ func (it Item) changedFields(live *unstructured.Unstructured) []fieldpath.Path {
 		out = append(out, recordPath)
 	}
 	for _, c := range it.Changes {
-		if c.Reason == KeptUnmanaged || c.Path.String() == recordPath.String() {
-			continue
-		}
-		if !stillAsPlanned(c, live.Object) {
+		if checkedByVerify(c) && !stillAsPlanned(c, live.Object) {
 			out = append(out, c.Path)
 		}
 	}
+	out = append(out, it.movedReplacedValues(live)...)
 	out = append(out, it.movedKeptFields(live)...)
 	return append(out, it.changedStringDataTargets(live)...)
+}
+
+// checkedByVerify: a change Verify compares with live. A field kept as
+// live has it is not written; the record is compared by its digest.
+func checkedByVerify(c Change) bool {
+	return c.Reason != KeptUnmanaged && c.Path.String() != recordPath.String()
+}
+
+// movedReplacedValues are the values a patch item's patch replaces whole
+// (Replaced) that live no longer holds as the plan saw them: the patch
+// would drop what another writer added there, e.g. an element a
+// controller added to a custom resource's keyed list, which no change
+// names. An item its ignore rules left unchanged writes nothing.
+func (it Item) movedReplacedValues(live *unstructured.Unstructured) []fieldpath.Path {
+	if it.Action != Update {
+		return nil
+	}
+	var out []fieldpath.Path
+	for _, r := range it.Replaced {
+		if !it.stillReplaceable(r, live.Object) {
+			out = append(out, r.Path)
+		}
+	}
+	return out
+}
+
+// stillReplaceable reports whether live holds r's value at its path. A
+// Secret's map of values is compared key by key, each as a change of
+// that key (a saved plan holds digests).
+func (it Item) stillReplaceable(r Replaced, live map[string]any) bool {
+	values, isMap := r.Live.(map[string]any)
+	if _, fields := secretPath(r.Path); !it.ID.isSecret() || !isMap || len(fields) != 1 || !slices.Contains(secretmask.Fields(), fields[0]) {
+		return stillAsPlanned(Change{Path: r.Path, Old: r.Live}, live)
+	}
+	now, err := r.Path.Lookup(live)
+	nowMap, nowIsMap := now.(map[string]any)
+	if err != nil || !nowIsMap || len(nowMap) != len(values) {
+		return false
+	}
+	for k, v := range values {
+		if _, ok := nowMap[k]; !ok || !stillAsPlanned(Change{Path: r.Path.Child(fieldpath.Field(k)), Old: v}, live) {
+			return false
+		}
+	}
+	return true
 }
 
 // movedKeptFields are the fields an apply body keeps at their live values

@@ -42,6 +42,14 @@ type itemJSON struct {
 	Warnings        []string        `json:"warnings,omitempty"`
 	DryRunResult    map[string]any  `json:"dryRunResult,omitempty"`
 	KeptLive        [][]elementJSON `json:"keptLive,omitempty"`
+	Replaced        []replacedJSON  `json:"replaced,omitempty"`
+}
+
+// replacedJSON is a value the patch replaces whole: its path, and the live
+// value (absent: live had none).
+type replacedJSON struct {
+	Path []elementJSON `json:"path"`
+	Live any           `json:"live,omitempty"`
 }
 
 // patchJSON holds the body as JSON, not base64: a reviewer reads it.
@@ -108,6 +116,13 @@ func itemToWire(it Item) (itemJSON, error) {
 		}
 		out.KeptLive = append(out.KeptLive, path)
 	}
+	for _, r := range it.Replaced {
+		path, err := pathToWire(r.Path)
+		if err != nil {
+			return itemJSON{}, fmt.Errorf("the replaced value of %s: %w", r.Path, err)
+		}
+		out.Replaced = append(out.Replaced, replacedJSON{Path: path, Live: r.Live})
+	}
 	return out, nil
 }
 
@@ -169,6 +184,16 @@ func itemFromWire(in itemJSON) (Item, error) {
 			return Item{}, fmt.Errorf("kept field %d: %w", j+1, err)
 		}
 		it.KeptLive = append(it.KeptLive, path)
+	}
+	for j, r := range in.Replaced {
+		path, err := pathFromWire(r.Path)
+		if err != nil {
+			return Item{}, fmt.Errorf("replaced value %d: %w", j+1, err)
+		}
+		if len(path) == 0 {
+			return Item{}, fmt.Errorf("replaced value %d has an empty path", j+1)
+		}
+		it.Replaced = append(it.Replaced, Replaced{Path: path, Live: r.Live})
 	}
 	return it, nil
 }

@@ -16,6 +16,7 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kapply/kapply/pkg/cluster"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // Target is one object to wait for: its API resource, namespace (empty
@@ -37,7 +38,7 @@ func (t Target) Ref() string {
 	if gk.Group != "" {
 		ref += "." + gk.Group
 	}
-	return ref + "/" + t.Name
+	return shown.Text(ref) + "/" + shown.Text(t.Name)
 }
 
 // Result is where one object stands at the end of a wait, in kstatus's

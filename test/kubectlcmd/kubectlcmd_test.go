@@ -7,6 +7,7 @@ package kubectlcmd
 import (
 	"bytes"
 	"context"
+	"github.com/kapply/kapply/internal/testcluster"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +32,7 @@ func TestKubectlCommandSuites(t *testing.T) {
 	}
 	for _, tool := range []string{"bash", "curl", "openssl", "ss"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not on PATH: %v", tool, err)
+			testcluster.Missing(t, "%s not on PATH: %v", tool, err)
 		}
 	}
 	root, err := filepath.Abs("../..")

@@ -152,15 +152,7 @@ func migrateFiles(t *testing.T, objects []*unstructured.Unstructured) migrateFil
 
 func kubectl137(t *testing.T) string {
 	t.Helper()
-	dir, err := testcluster.BinDir()
-	if err != nil {
-		t.Skipf("no Kubernetes binaries: %v", err)
-	}
-	path := filepath.Join(dir, "kubectlcmd", "kubectl")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("kubectl v1.37 not built (bin/kubectlcmd/kubectl)")
-	}
-	return path
+	return testcluster.Kubectl137(t)
 }
 
 // mustRun runs bin against the cluster and returns its output; a failure

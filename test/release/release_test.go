@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/kapply/kapply/internal/testcluster"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,7 @@ func TestReleaseSnapshot(t *testing.T) {
 	}
 	for _, tool := range []string{"bash", "git", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not on PATH: %v", tool, err)
+			testcluster.Missing(t, "%s not on PATH: %v", tool, err)
 		}
 	}
 	s := runSnapshot(t)
