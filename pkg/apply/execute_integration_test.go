@@ -24,6 +24,9 @@ type planWorld struct {
 	t       *testing.T
 	ns      string
 	applier *apply.Applier
+	// planned are the objects of the last plan: execute checks a plan
+	// against them unless given others.
+	planned []*unstructured.Unstructured
 }
 
 func newPlanWorld(t *testing.T, ns string) *planWorld {
@@ -62,6 +65,7 @@ func (w *planWorld) plan(objects ...*unstructured.Unstructured) *plan.Plan {
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	w.planned = objects
 	return p
 }
 
@@ -82,6 +86,9 @@ func (w *planWorld) roundTrip(p *plan.Plan) (*plan.Plan, string) {
 
 func (w *planWorld) execute(p *plan.Plan, opts apply.ExecuteOptions) []apply.Event {
 	w.t.Helper()
+	if opts.Objects.Objects == nil {
+		opts.Objects.Objects = w.planned
+	}
 	events, err := w.applier.Execute(context.Background(), p, opts)
 	if err != nil {
 		w.t.Fatal(err)
