@@ -34,7 +34,7 @@ type reviewOptions struct {
 }
 
 func (r *reviewOptions) add(flags *pflag.FlagSet) {
-	flags.StringVar(&r.planFile, "plan", "", "execute exactly the plan saved by kapply plan (e.g. --plan plan.json -f manifests/ -R; the -f files give Secret values; a plan made with --applyset needs the same --applyset): an object changed since in a field the plan writes or reads is refused, with what changed. A plan of several contexts (kapply plan --contexts) runs in its contexts, or those --contexts picks, or --context's alone; each is verified against its own cluster")
+	flags.StringVar(&r.planFile, "plan", "", "execute exactly the plan saved by kapply plan (e.g. --plan plan.json -f manifests/ -R; -f, required, gives the files it was made from: every item must be what they give, or nothing runs; a plan made with --applyset needs the same --applyset): an object changed since in a field the plan writes or reads is refused, with what changed. A plan of several contexts (kapply plan --contexts) runs in its contexts, or those --contexts picks, or --context's alone; each is verified against its own cluster")
 	flags.BoolVarP(&r.confirm, "confirm", "i", false, "show the plan as a table and ask Continue? [y/N] on the terminal before writing (e.g. -i); what runs is the plan shown")
 	flags.BoolVar(&r.yes, "yes", false, "with --confirm, do not ask: show the plan and apply it (e.g. -i --yes, where no terminal is at hand)")
 }
@@ -56,12 +56,15 @@ func (r reviewOptions) check(opts applyOptions) error {
 		"--overwrite=false": opts.noOverwrite, "--prune-allow-empty": opts.prune.allowEmpty, "--all": opts.prune.all,
 	}
 	if r.planFile != "" {
-		// --prune, --applyset, -l and merge keys may be repeated from
-		// kapply plan: the plan holds its prunes, --applyset names their
-		// parent, -l selects the files' Secrets. Ignore rules were the
+		// --prune, --applyset, -l, --all and merge keys may be repeated
+		// from kapply plan: the plan holds its prunes, --applyset names
+		// their parent, -l selects the files and what may be pruned. Ignore rules were the
 		// plan's to apply: it writes no field they name.
 		refused["--server-side"], refused["--prune-allowlist"] = opts.serverSide, len(opts.prune.allowlist) > 0
 		refused["--respect-ignore"], refused["--ignore"] = opts.ignore.respect, opts.ignore.given()
+		// A plan of kapply plan --prune --all names no selector: --all
+		// says its prune items need none.
+		refused["--all"] = false
 	}
 	for _, name := range slices.Sorted(maps.Keys(refused)) {
 		switch {
@@ -95,7 +98,7 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 	}
 	checked := opts
 	if opts.review.planFile != "" {
-		// The plan names the objects (-f only gives Secret values) and
+		// The plan names the objects (-f gives the files to check it by) and
 		// its prunes; --applyset only names the parent to record them on.
 		checked.filenames = append(checked.filenames, opts.review.planFile)
 		checked.prune.enabled = opts.prune.applySet != ""
@@ -169,13 +172,9 @@ func connectForPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, 
 		}
 	}
 	if len(opts.filenames) == 0 && opts.kustomize == "" {
-		for _, it := range p.Items {
-			if it.HasRedactedValues() {
-				return nil, apply.Input{}, fmt.Errorf("%s: the plan keeps the values of %s as digests: give the files the plan was made from with -f (their Secret must have the planned values)", opts.review.planFile, it.ID)
-			}
-		}
-		applier, err := newApplier(getter, applierConfig{parallel: opts.parallel})
-		return applier, apply.Input{}, err
+		// Each item is planned again from the files and must come out as
+		// saved: a checksum alone is no proof, anyone can compute one.
+		return nil, apply.Input{}, fmt.Errorf("%s: give the files the plan was made from with -f (or -k): apply --plan writes only what they give", opts.review.planFile)
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
 	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{parallel: opts.parallel})
@@ -202,7 +201,8 @@ func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts a
 	events, err := applier.Execute(ctx, p, apply.ExecuteOptions{FieldManager: w.FieldManager,
 		ForceConflicts: w.ForceConflicts, FieldValidation: w.FieldValidation, Cascade: cascade,
 		Timeout: runOpts.Timeout, Objects: in, Namespace: w.Namespace,
-		SecretRecord: w.SecretRecord, ApplySet: opts.prune.applySet})
+		SecretRecord: w.SecretRecord, ApplySet: opts.prune.applySet,
+		PruneSelector: opts.selector, PruneAll: opts.prune.all})
 	if err != nil && events == nil {
 		return runFailed(err)
 	}

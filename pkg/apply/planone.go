@@ -43,7 +43,15 @@ func (r *runner) planOne(ctx context.Context, client dynamic.ResourceInterface, 
 // planCreate is the create item of the object, sent as create would send
 // it: with its record, without nulls.
 func (r *runner) planCreate(ctx context.Context, client dynamic.ResourceInterface, o *object) (plan.Item, Event, error) {
-	body, warnings, err := r.withLastApplied(o, nil)
+	return r.planCreateSalted(ctx, client, o, nil)
+}
+
+// planCreateSalted is planCreate with saltFrom (nil: none) lending a
+// redacted Secret record its salt, as live does a patch's: Execute re-plans
+// a create with the plan's own object, so that the same file gives the
+// same record (see replan).
+func (r *runner) planCreateSalted(ctx context.Context, client dynamic.ResourceInterface, o *object, saltFrom *unstructured.Unstructured) (plan.Item, Event, error) {
+	body, warnings, err := r.withLastApplied(o, saltFrom)
 	ev := o.event(Event{Outcome: Created, Result: body, Warnings: warnings})
 	if err != nil {
 		return plan.Item{}, ev, err
