@@ -306,7 +306,7 @@ func (r *runner) readVerified(ctx context.Context, o *object, it plan.Item, secr
 		return fail(fmt.Errorf("reading live object: %w", err), nil)
 	}
 	if it, err = r.keyItem(ctx, it); err != nil {
-		return o.event(Event{Outcome: Failed, Err: err, Live: live})
+		return fail(err, live)
 	}
 	rv, err := it.Verify(live)
 	if err != nil {
