@@ -145,6 +145,7 @@ func definedByPlan(p *plan.Plan) map[k8sschema.GroupKind]bool {
 // salted as the plan's object, so that a Secret's record comes out the same.
 func (r *runner) replan(ctx context.Context, it plan.Item, file *object, live *unstructured.Unstructured) (plan.Item, error) {
 	f := *file
+	f.key = it.DigestKey // a Secret's record is digested under the plan's key
 	if live != nil && len(it.KeptLive) > 0 {
 		f.Obj = &unstructured.Unstructured{Object: ignore.KeepLive(file.Obj.Object, live.Object, it.KeptLive)}
 	}
