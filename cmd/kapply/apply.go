@@ -112,7 +112,7 @@ reason, and the exit code is 1.`,
   # Merge the rules of a custom resource by name, where its CRD has no list markers
   kapply apply -f widgets/ --merge-key 'Widget.example.com:spec.rules=name'
 
-  # Execute exactly a plan saved by kapply plan (the files give Secret values)
+  # Execute exactly a plan saved by kapply plan, checked against the files it was made from
   kapply apply --plan plan.json -f manifests/ -R
 
   # Show the plan as a table and ask before writing; --yes where no terminal is at hand

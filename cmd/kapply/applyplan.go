@@ -34,7 +34,7 @@ type reviewOptions struct {
 }
 
 func (r *reviewOptions) add(flags *pflag.FlagSet) {
-	flags.StringVar(&r.planFile, "plan", "", "execute exactly the plan saved by kapply plan (e.g. --plan plan.json -f manifests/ -R; the -f files give Secret values; a plan made with --applyset needs the same --applyset): an object changed since in a field the plan writes or reads is refused, with what changed. A plan of several contexts (kapply plan --contexts) runs in its contexts, or those --contexts picks, or --context's alone; each is verified against its own cluster")
+	flags.StringVar(&r.planFile, "plan", "", "execute exactly the plan saved by kapply plan (e.g. --plan plan.json -f manifests/ -R; -f, required, gives the files it was made from: every item must be what they give, or nothing runs; a plan made with --applyset needs the same --applyset): an object changed since in a field the plan writes or reads is refused, with what changed. A plan of several contexts (kapply plan --contexts) runs in its contexts, or those --contexts picks, or --context's alone; each is verified against its own cluster")
 	flags.BoolVarP(&r.confirm, "confirm", "i", false, "show the plan as a table and ask Continue? [y/N] on the terminal before writing (e.g. -i); what runs is the plan shown")
 	flags.BoolVar(&r.yes, "yes", false, "with --confirm, do not ask: show the plan and apply it (e.g. -i --yes, where no terminal is at hand)")
 }
@@ -56,12 +56,15 @@ func (r reviewOptions) check(opts applyOptions) error {
 		"--overwrite=false": opts.noOverwrite, "--prune-allow-empty": opts.prune.allowEmpty, "--all": opts.prune.all,
 	}
 	if r.planFile != "" {
-		// --prune, --applyset, -l and merge keys may be repeated from
-		// kapply plan: the plan holds its prunes, --applyset names their
-		// parent, -l selects the files' Secrets. Ignore rules were the
+		// --prune, --applyset, -l, --all and merge keys may be repeated
+		// from kapply plan: the plan holds its prunes, --applyset names
+		// their parent, -l selects the files and what may be pruned. Ignore rules were the
 		// plan's to apply: it writes no field they name.
 		refused["--server-side"], refused["--prune-allowlist"] = opts.serverSide, len(opts.prune.allowlist) > 0
 		refused["--respect-ignore"], refused["--ignore"] = opts.ignore.respect, opts.ignore.given()
+		// A plan of kapply plan --prune --all names no selector: --all
+		// says its prune items need none.
+		refused["--all"] = false
 	}
 	for _, name := range slices.Sorted(maps.Keys(refused)) {
 		switch {
@@ -95,7 +98,7 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 	}
 	checked := opts
 	if opts.review.planFile != "" {
-		// The plan names the objects (-f only gives Secret values) and
+		// The plan names the objects (-f gives the files to check it by) and
 		// its prunes; --applyset only names the parent to record them on.
 		checked.filenames = append(checked.filenames, opts.review.planFile)
 		checked.prune.enabled = opts.prune.applySet != ""
@@ -178,13 +181,9 @@ func connectForPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, 
 		return nil, apply.Input{}, fmt.Errorf("%s: the plan was made with --applyset=%q, not %q: it records its members on its own set (plan again to use another)", opts.review.planFile, p.Settings.ApplySet, set)
 	}
 	if len(opts.filenames) == 0 && opts.kustomize == "" {
-		for _, it := range p.Items {
-			if it.HasRedactedValues() {
-				return nil, apply.Input{}, fmt.Errorf("%s: the plan keeps the values of %s as digests: give the files the plan was made from with -f (their Secret must have the planned values)", opts.review.planFile, it.ID)
-			}
-		}
-		applier, err := newApplier(getter, applierConfig{parallel: opts.parallel})
-		return applier, apply.Input{}, err
+		// Each item is planned again from the files and must come out as
+		// saved: a checksum alone is no proof, anyone can compute one.
+		return nil, apply.Input{}, fmt.Errorf("%s: give the files the plan was made from with -f (or -k): apply --plan writes only what they give", opts.review.planFile)
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
 	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{parallel: opts.parallel})
@@ -207,8 +206,10 @@ func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts a
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	// How the items are written is the plan's (plan.Settings).
-	events, err := applier.Execute(ctx, p, apply.ExecuteOptions{Cascade: cascade, Timeout: runOpts.Timeout, Objects: in})
+	// How the items are written is the plan's (plan.Settings); -l and
+	// --all say which prune items the run may delete.
+	events, err := applier.Execute(ctx, p, apply.ExecuteOptions{Cascade: cascade, Timeout: runOpts.Timeout, Objects: in,
+		PruneSelector: opts.selector, PruneAll: opts.prune.all})
 	if err != nil && events == nil {
 		return runFailed(err)
 	}
@@ -290,8 +291,14 @@ func lines(text string) []string {
 }
 
 // plannedValue is the value the plan saw at path: in the Old of the
-// change at path or at a parent of it.
+// change at path or at a parent of it, or the live value of a list or map
+// the patch replaces whole.
 func plannedValue(it plan.Item, path fieldpath.Path) any {
+	for _, r := range it.Replaced {
+		if r.Path.String() == path.String() {
+			return r.Live
+		}
+	}
 	for _, c := range it.Changes {
 		if !isPrefix(c.Path, path) {
 			continue

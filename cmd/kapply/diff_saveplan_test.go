@@ -15,6 +15,7 @@ import (
 
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -178,11 +179,12 @@ func TestDiffServerSidePlanExecutesPastOtherWrites(t *testing.T) {
 	}
 	getter := genericclioptions.NewConfigFlags(false)
 	getter.KubeConfig = &cluster.Kubeconfig
-	applier, err := newApplier(getter, applierConfig{})
+	getter.Namespace = &ns
+	applier, in, err := loadAndConnect(context.Background(), getter, nil, load.Files{Filenames: []string{dir}}, "", applierConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := applier.Execute(context.Background(), p, apply.ExecuteOptions{})
+	events, err := applier.Execute(context.Background(), p, apply.ExecuteOptions{Objects: in})
 	if err != nil {
 		t.Fatal(err)
 	}

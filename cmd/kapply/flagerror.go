@@ -17,6 +17,6 @@ func flagError(c *cobra.Command, err error) error {
 		fmt.Fprintf(c.ErrOrStderr(), "error: %v\nSee '%s -h' for help and examples\n", err, c.CommandPath())
 		return withCode(exitError, nil)
 	}
-	fmt.Fprintf(c.ErrOrStderr(), "Error: %v\nSee '%s --help' for usage.\n", err, c.CommandPath())
+	fmt.Fprintf(c.ErrOrStderr(), "error: %v\nSee '%s --help' for usage.\n", err, c.CommandPath())
 	return withCode(exitFailed, nil)
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // TestFlagErrorsAsKubectl: an unknown flag or a value cobra cannot parse
-// exits 1 with kubectl's two lines ("Error: unknown flag: --foo" / "See
+// exits 1 with kubectl's two lines ("error: unknown flag: --foo" / "See
 // 'kubectl apply --help' for usage."); diff exits 2 with its own hint, as
 // kubectl diff. A negative duration is refused the same way. Where kubectl has the command, its stderr and exit code are
 // compared, kubectl's name put for kapply's.
@@ -24,14 +24,14 @@ func TestFlagErrorsAsKubectl(t *testing.T) {
 		want    string
 		kubectl bool
 	}{
-		{[]string{"apply", "--foo"}, 1, "Error: unknown flag: --foo\nSee 'kapply apply --help' for usage.\n", true},
-		{[]string{"apply", "--timeout=abc", "-f", "x"}, 1, "Error: invalid argument \"abc\" for \"--timeout\" flag: time: invalid duration \"abc\"\nSee 'kapply apply --help' for usage.\n", true},
+		{[]string{"apply", "--foo"}, 1, "error: unknown flag: --foo\nSee 'kapply apply --help' for usage.\n", true},
+		{[]string{"apply", "--timeout=abc", "-f", "x"}, 1, "error: invalid argument \"abc\" for \"--timeout\" flag: time: invalid duration \"abc\"\nSee 'kapply apply --help' for usage.\n", true},
 		// kubectl takes a negative --timeout; kapply read it as the
 		// default (one minute) until it refused it as a bad value.
-		{[]string{"apply", "--timeout=-5s", "-f", "x"}, 1, "Error: invalid argument \"-5s\" for \"--timeout\" flag: must not be negative\nSee 'kapply apply --help' for usage.\n", false},
-		{[]string{"delete", "--timeout", "-1m", "-f", "x"}, 1, "Error: invalid argument \"-1m\" for \"--timeout\" flag: must not be negative\nSee 'kapply delete --help' for usage.\n", false},
-		{[]string{"delete", "--foo"}, 1, "Error: unknown flag: --foo\nSee 'kapply delete --help' for usage.\n", true},
-		{[]string{"adopt", "--foo"}, 1, "Error: unknown flag: --foo\nSee 'kapply adopt --help' for usage.\n", false},
+		{[]string{"apply", "--timeout=-5s", "-f", "x"}, 1, "error: invalid argument \"-5s\" for \"--timeout\" flag: must not be negative\nSee 'kapply apply --help' for usage.\n", false},
+		{[]string{"delete", "--timeout", "-1m", "-f", "x"}, 1, "error: invalid argument \"-1m\" for \"--timeout\" flag: must not be negative\nSee 'kapply delete --help' for usage.\n", false},
+		{[]string{"delete", "--foo"}, 1, "error: unknown flag: --foo\nSee 'kapply delete --help' for usage.\n", true},
+		{[]string{"adopt", "--foo"}, 1, "error: unknown flag: --foo\nSee 'kapply adopt --help' for usage.\n", false},
 		{[]string{"diff", "--foo"}, 2, "error: unknown flag: --foo\nSee 'kapply diff -h' for help and examples\n", true},
 	}
 	for _, tc := range cases {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
 
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/fleet"
 )
 
@@ -73,7 +74,8 @@ func (f *fleetFlags) narrow(candidates []fleet.Cluster) ([]fleet.Cluster, error)
 // contextFlags are getter's kubeconfig flags for one context: every flag
 // as given, the context overridden, a deadline no longer than the
 // cluster's on each request (discovery has no other), and the server's
-// warnings printed to that cluster's stderr. They are new flags, not a
+// warnings and its exec credential plugin's stderr printed to that
+// cluster's stderr. They are new flags, not a
 // copy, so that no client getter built for another context carries over.
 func contextFlags(getter *genericclioptions.ConfigFlags, context string, timeout time.Duration, stderr io.Writer) *genericclioptions.ConfigFlags {
 	f := genericclioptions.NewConfigFlags(true)
@@ -90,6 +92,7 @@ func contextFlags(getter *genericclioptions.ConfigFlags, context string, timeout
 		if wrap != nil {
 			cfg = wrap(cfg)
 		}
+		kcluster.RunExecPluginOurselves(cfg, stderr) // the plugin's stderr too is this cluster's
 		cfg.WarningHandler = newCommandWarnings(stderr)
 		if timeout > 0 && (cfg.Timeout == 0 || cfg.Timeout > timeout) {
 			cfg.Timeout = timeout

@@ -70,8 +70,10 @@ func runLastAppliedView(ctx context.Context, getter *genericclioptions.ConfigFla
 	if err != nil {
 		return readFailed(err)
 	}
+	keys := viewKeys(getter)
 	for _, t := range targets {
-		out, err := viewLastApplied(t.Obj, opts.output)
+		k := keys(ctx, t.Obj)
+		out, err := viewLastApplied(t.Obj, opts.output, k)
 		if err != nil {
 			return withCode(exitError, viewError(t, err))
 		}

@@ -215,7 +215,7 @@ func TestForceDeniedRestoreMasksTheOriginal(t *testing.T) {
 	r := kapply(t, "apply", "-f", files, "-n", ns, "--force")
 	assertAbsent(t, "stdout", r.stdout, forceValues)
 	assertAbsent(t, "stderr", r.stderr, forceValues)
-	if r.code != exitFailed || strings.Count(r.stderr, `the value "***" is revoked`) != 2 || !strings.Contains(r.stderr, "the original object is saved in ") {
+	if r.code != exitFailed || strings.Count(r.stderr, `the value "***" is revoked`) != 2 || !strings.Contains(r.stderr, "the original Secret's keys, not its values, are saved in ") {
 		t.Errorf("exit %d, want %d, both denials masked and the saved copy named\n%s", r.code, exitFailed, r.stderr)
 	}
 }

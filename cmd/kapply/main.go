@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 )
 
 func main() {
@@ -16,5 +18,6 @@ func main() {
 	stopProfiles := startProfiles(streams.ErrOut)
 	code := exitCode(run(os.Args[1:], streams), streams.ErrOut)
 	stopProfiles()
+	kcluster.StopExecPlugins() // none outlives kapply, even one a given-up request left running
 	os.Exit(code)
 }

@@ -137,6 +137,7 @@ func printMigration(streams genericiooptions.IOStreams, m apply.Migration, to st
 	printFields(streams, m.HandedOver, "  to "+to+" from %s: %s\n")
 	printFields(streams, m.Conflicts, "  taken from %s (--force-conflicts): %s\n")
 	printFields(streams, m.Shared, "  also owned by %s: %s\n")
+	printFields(streams, m.Left, "  not in the record, left to no manager by %s: %s\n")
 }
 
 // maxFieldsShown bounds each printed list of fields.

@@ -18,6 +18,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+
+	kcluster "github.com/kapply/kapply/pkg/cluster"
 )
 
 // run executes the command tree with args until the first SIGINT or
@@ -27,10 +29,19 @@ func run(args []string, streams genericiooptions.IOStreams) error {
 	// cut, retries stop sleeping, and every object not yet written is
 	// reported failed (exit 1). A second one ends the process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	returned := make(chan struct{})
+	defer func() {
+		close(returned)
+		stop()
+	}()
 	go func() {
 		<-ctx.Done()
 		stop()
+		select {
+		case <-returned:
+		default: // a signal: a plugin may hold a request no context reaches (discovery's)
+			kcluster.StopExecPlugins()
+		}
 	}()
 	return runContext(ctx, args, streams)
 }
@@ -61,6 +72,7 @@ func runContext(ctx context.Context, args []string, streams genericiooptions.IOS
 	if err := applyPreferences(root, configFlags, args, streams.ErrOut); err != nil {
 		return err
 	}
+	runExecPluginsOurselves(configFlags, streams.ErrOut)
 	return root.ExecuteContext(ctx)
 }
 
@@ -221,4 +233,18 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 	cmd.SetFlagErrorFunc(flagError)
 	registerCompletions(cmd, configFlags)
 	return cmd, configFlags
+}
+
+// runExecPluginsOurselves makes kapply, not client-go, run the kubeconfig's
+// exec credential plugins (see kcluster.RunExecPluginOurselves), last of
+// getter's config wrappers: after kuberc's, which sets the plugin policy.
+func runExecPluginsOurselves(getter *genericclioptions.ConfigFlags, stderr io.Writer) {
+	inner := getter.WrapConfigFn
+	getter.WrapConfigFn = func(cfg *rest.Config) *rest.Config {
+		if inner != nil {
+			cfg = inner(cfg)
+		}
+		kcluster.RunExecPluginOurselves(cfg, stderr)
+		return cfg
+	}
 }

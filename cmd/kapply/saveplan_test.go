@@ -153,7 +153,7 @@ spec:
 `)
 	planFile := filepath.Join(t.TempDir(), "plan.json")
 	mustRunKapply(t, "plan", "-f", dir, "-n", ns, "-o", planFile)
-	r := mustRunKapply(t, "apply", "--plan", planFile, "-n", ns)
+	r := mustRunKapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns)
 	for _, want := range []string{"configmap/old configured", "configmap/new created", "deployment.apps/web created"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("apply --plan stdout lacks %q:\n%s", want, r.stdout)
@@ -298,14 +298,14 @@ func TestApplyPlanPrunesFromApplySet(t *testing.T) {
 	}
 	cms := dynamicClient(t).Resource(configMaps).Namespace(ns)
 	ctx := context.Background()
-	r = kapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=other")
+	r = kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns, "--applyset=other")
 	if r.code != 1 || !strings.Contains(r.stderr, `the plan was made with --applyset="web", not "other"`) {
 		t.Errorf("with another --applyset: exit %d\nstderr %s", r.code, r.stderr)
 	}
 	if _, err := cms.Patch(ctx, "b", types.MergePatchType, []byte(`{"metadata":{"annotations":{"note":"keep me"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r = kapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=web")
+	r = kapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns, "--applyset=web")
 	if r.code != 1 || !strings.Contains(r.stdout, "service/web created") || !strings.Contains(r.stderr, "ConfigMap/b -n "+ns+" changed since the plan: resourceVersion") {
 		t.Errorf("prune of a changed object: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
@@ -314,7 +314,7 @@ func TestApplyPlanPrunesFromApplySet(t *testing.T) {
 	}
 	mustRunKapply(t, "plan", "-f", dir, "-n", ns, "--prune", "--applyset=web", "-o", planFile)
 	// Without --applyset: the plan records its members on its own set.
-	r = mustRunKapply(t, "apply", "--plan", planFile, "-n", ns)
+	r = mustRunKapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns)
 	if !strings.Contains(r.stdout, "configmap/b pruned") {
 		t.Errorf("b not pruned:\n%s", r.stdout)
 	}

@@ -117,7 +117,7 @@ func TestLastAppliedViewAndEditShowNoSecretValue(t *testing.T) {
 		for _, output := range []string{"yaml", "json"} {
 			r := mustRun(t, "last-applied", "view", "secret/out", "-n", ns, "-o", output)
 			assertNoRecordValue(t, when+": last-applied view -o "+output, r)
-			if !strings.Contains(r.stdout, "kapply:sha256:") || !strings.Contains(r.stdout, "alpha") {
+			if !strings.Contains(r.stdout, "kapply:hmac:") || !strings.Contains(r.stdout, "alpha") {
 				t.Errorf("%s: view -o %s shows no redacted key:\n%s", when, output, r.stdout)
 			}
 		}
@@ -128,7 +128,7 @@ func TestLastAppliedViewAndEditShowNoSecretValue(t *testing.T) {
 			t.Fatal(err)
 		}
 		assertAbsent(t, when+": the editor's buffer", string(content), recordValues)
-		if r.stdout != "secret/out unchanged\n" || !strings.Contains(string(content), "kapply:sha256:") {
+		if r.stdout != "secret/out unchanged\n" || !strings.Contains(string(content), "kapply:hmac:") {
 			t.Errorf("%s: edit saved unchanged: %q\nbuffer:\n%s", when, r.stdout, content)
 		}
 	}

@@ -104,7 +104,7 @@ func TestSecretRecordRedactedAndTakingTurnsWithKubectl(t *testing.T) {
 	assertRedactedRecord(t, "kapply create", ns, "turns", "alpha", "beta")
 	mustApply(t, dir, ns, "secret/turns unchanged\n")
 	view := kubectl(t, "apply", "view-last-applied", "secret/turns", "-n", ns)
-	if !strings.Contains(view, "kapply:sha256:") {
+	if !strings.Contains(view, "kapply:hmac:") {
 		t.Errorf("kubectl view-last-applied shows no digest:\n%s", view)
 	}
 	assertAbsent(t, "kubectl view-last-applied", view, recordValues)

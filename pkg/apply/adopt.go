@@ -45,21 +45,25 @@ func (r *runner) planAdoption(ctx context.Context, t *object) (Adoption, error) 
 	if err != nil {
 		return Adoption{}, err
 	}
-	patch, err := ownership.Adopt(t.Obj, live)
+	if err := r.keyObject(ctx, t); err != nil {
+		return Adoption{}, err
+	}
+	patch, err := ownership.Adopt(t.Obj, live, t.key)
 	if errors.Is(err, ownership.ErrHasRecord) {
 		return Adoption{Skip: err}, nil
 	}
 	if err != nil {
 		return Adoption{}, err
 	}
-	changes, err := nextApply(t.Obj, live, r.schemas)
+	changes, err := nextApply(t, live, r.schemas)
 	return Adoption{RecordResult: RecordResult{Live: live, patch: patch}, Changes: changes}, err
 }
 
 // nextApply is what kapply apply of file would change once live carries
 // file's record: the engine's plan, without the fields it keeps.
-func nextApply(file, live *unstructured.Unstructured, resolver *schema.Resolver) ([]merge.Change, error) {
-	withRecord, _, err := lastapplied.Attach(file)
+func nextApply(o *object, live *unstructured.Unstructured, resolver *schema.Resolver) ([]merge.Change, error) {
+	file := o.Obj
+	withRecord, _, err := lastapplied.AttachWith(file, lastapplied.Recording{Key: o.key})
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func ExampleApplier_Plan() {
 	for _, it := range approved.Items {
 		fmt.Println("plan:", it.ID, it.Action)
 	}
-	events, err := applier.Execute(ctx, approved, apply.ExecuteOptions{})
+	events, err := applier.Execute(ctx, approved, apply.ExecuteOptions{Objects: apply.Input{Objects: objects}})
 	if err != nil {
 		fmt.Println(err)
 		return

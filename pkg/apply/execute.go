@@ -26,8 +26,16 @@ type ExecuteOptions struct {
 	// Objects are the files' objects the plan was made from, needed for a
 	// Secret whose values a saved plan keeps as digests: their values are
 	// put back (plan.Item.WithSecretValues) and must match the digests.
-	// They are settled in the plan's namespace and Secret record mode.
+	// Every create, patch and apply item must be what a plan of these
+	// objects gives against the live object (see TamperedError), and no
+	// prune or delete item may name one of them. They are settled in the
+	// plan's namespace and Secret record mode.
 	Objects Input
+	// PruneSelector and PruneAll are the prune.Options the plan's prune
+	// items were planned with when it names no ApplySet: each such item's
+	// object must match the selector (or All be set).
+	PruneSelector string
+	PruneAll      bool
 	// OnEvent, when set, is given each item's event as soon as it is
 	// final, with the item's place in the plan, from concurrent goroutines.
 	OnEvent func(index int, ev Event)
@@ -86,7 +94,11 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	if err != nil {
 		return nil, err
 	}
-	x := &execution{ctx: ctx, r: r, items: p.Items, secrets: secrets, events: make([]Event, len(p.Items)), onEvent: opts.OnEvent}
+	checks, err := r.checkedPlan(ctx, p, opts, secrets, set)
+	if err != nil {
+		return nil, err
+	}
+	x := &execution{ctx: ctx, r: r, items: p.Items, secrets: secrets, checks: checks, events: make([]Event, len(p.Items)), onEvent: opts.OnEvent}
 	for n, group := range itemGroups(p.Items) {
 		// The parent goes after the Namespaces: it may live in one of them.
 		if n == 1 {
@@ -110,7 +122,11 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 
 // run executes item i, reporting its event when report is set.
 func (x *execution) run(i int, report bool) {
-	x.events[i] = x.r.executeItem(x.ctx, x.items[i], x.secrets)
+	var check *itemCheck
+	if x.checks != nil {
+		check = x.checks[i]
+	}
+	x.events[i] = x.r.executeItem(x.ctx, x.items[i], x.secrets, check)
 	if report {
 		x.report(i)
 	}
@@ -130,6 +146,8 @@ type execution struct {
 	r       *runner
 	items   []plan.Item
 	secrets map[plan.ID]*object
+	// checks are the items as checkPlan read and verified them.
+	checks  []*itemCheck
 	events  []Event
 	onEvent func(int, Event)
 	ctx     context.Context
@@ -240,38 +258,66 @@ func (x *execution) awaitCRDs(ctx context.Context, places []int) {
 // digests when the files' Secret was not given.
 var errRedacted = errors.New("the plan keeps this Secret's values as digests, and the files' objects (ExecuteOptions.Objects) hold no such Secret: give the files the plan was made from, with the namespace it was made with")
 
-// executeItem reads the item's object, verifies the item against it and
-// writes it; the server's warnings about its requests become the event's.
-func (r *runner) executeItem(ctx context.Context, it plan.Item, secrets map[plan.ID]*object) Event {
-	o, err := r.objectOfItem(ctx, it)
-	if err != nil {
-		return o.event(Event{Outcome: Failed, Err: errorOf(o, err)})
+// executeItem writes the item as check read and verified it, or (nil
+// check) reads the item's object, verifies the item against it and writes
+// it; the server's warnings about its requests become the event's.
+func (r *runner) executeItem(ctx context.Context, it plan.Item, secrets map[plan.ID]*object, check *itemCheck) Event {
+	if check == nil {
+		o, err := r.objectOfItem(ctx, it)
+		if err != nil {
+			return o.event(Event{Outcome: Failed, Err: errorOf(o, err)})
+		}
+		check = &itemCheck{o: o}
+		live, rv, sent, failed := r.readVerified(ctx, o, it, secrets)
+		check.live, check.rv, check.it, check.failed = live, rv, sent, failed
 	}
+	o := check.o
 	ctx, sink := withWarningSink(ctx)
-	ev := r.executeVerified(ctx, o, it, secrets)
-	ev.Warnings = append(append(ev.Warnings, it.Warnings...), sink.warnings(o)...)
+	var ev Event
+	if check.failed != nil {
+		ev = *check.failed
+	} else {
+		// A saved plan's conflict policy: refuse, never plan again.
+		var err error
+		ev, err = r.sendItem(ctx, o, check.it, check.live, check.rv, o.event(Event{Live: check.live}))
+		if err != nil {
+			ev.Outcome, ev.Err, ev.Result = Failed, r.refusal(ctx, r.resource(o), o, check.it, err), nil
+		}
+	}
+	ev.Warnings = append(append(append(ev.Warnings, it.Warnings...), check.warnings...), sink.warnings(o)...)
 	if ev.Err != nil {
 		ev.Err = errorOf(o, ev.Err)
 	}
 	return ev
 }
 
-func (r *runner) executeVerified(ctx context.Context, o *object, it plan.Item, secrets map[plan.ID]*object) Event {
+// readVerified reads the item's object and verifies the item against it:
+// the live object (nil: absent), the resourceVersion the write requires
+// and the item as it is sent (a Secret's values restored from the files);
+// or the failed event of an item that must not run.
+func (r *runner) readVerified(ctx context.Context, o *object, it plan.Item, secrets map[plan.ID]*object) (*unstructured.Unstructured, string, plan.Item, *Event) {
+	fail := func(err error, live *unstructured.Unstructured) (*unstructured.Unstructured, string, plan.Item, *Event) {
+		ev := o.event(Event{Outcome: Failed, Err: err, Live: live})
+		return live, "", it, &ev
+	}
 	client := r.resource(o)
 	live, err := r.get(ctx, client, o)
 	switch {
 	case apierrors.IsNotFound(err):
 		live = nil
 	case err != nil:
-		return o.event(Event{Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)})
+		return fail(fmt.Errorf("reading live object: %w", err), nil)
+	}
+	if it, err = r.keyItem(ctx, it); err != nil {
+		return fail(err, live)
 	}
 	rv, err := it.Verify(live)
 	if err != nil {
-		return o.event(Event{Outcome: Failed, Err: err, Live: live})
+		return fail(err, live)
 	}
 	if it.HasRedactedValues() {
 		if it, err = r.withFileSecret(it, secrets, live); err != nil {
-			return o.event(Event{Outcome: Failed, Err: err, Live: live})
+			return fail(err, live)
 		}
 		// The event's object holds the values the write sends, so that a
 		// server error quoting them is masked (as the file's object is
@@ -281,20 +327,16 @@ func (r *runner) executeVerified(ctx context.Context, o *object, it plan.Item, s
 			o.Obj = &unstructured.Unstructured{Object: it.Merged}
 		}
 	}
-	// A saved plan's conflict policy: refuse, never plan again.
-	ev, err := r.sendItem(ctx, o, it, live, rv, o.event(Event{Live: live}))
-	if err != nil {
-		ev.Outcome, ev.Err, ev.Result = Failed, r.refusal(ctx, r.resource(o), o, it, err), nil
-	}
-	return ev
+	return live, rv, it, nil
 }
 
 // withFileSecret puts the files' Secret values back into the item.
 func (r *runner) withFileSecret(it plan.Item, secrets map[plan.ID]*object, live *unstructured.Unstructured) (plan.Item, error) {
-	file, ok := secrets[it.ID]
+	found, ok := secrets[it.ID]
 	if !ok {
 		return it, errRedacted
 	}
+	file := &object{Obj: found.Obj, Source: found.Source, Mapping: found.Mapping, key: it.DigestKey}
 	// The plan was made from the file with the keys its rules keep at
 	// live's values (the item's KeptLive): so is the file checked.
 	if live != nil && len(it.KeptLive) > 0 {

@@ -24,6 +24,9 @@ type planWorld struct {
 	t       *testing.T
 	ns      string
 	applier *apply.Applier
+	// planned are the objects of the last plan: execute checks a plan
+	// against them unless given others.
+	planned []*unstructured.Unstructured
 }
 
 func newPlanWorld(t *testing.T, ns string) *planWorld {
@@ -62,6 +65,7 @@ func (w *planWorld) plan(objects ...*unstructured.Unstructured) *plan.Plan {
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	w.planned = objects
 	return p
 }
 
@@ -82,6 +86,9 @@ func (w *planWorld) roundTrip(p *plan.Plan) (*plan.Plan, string) {
 
 func (w *planWorld) execute(p *plan.Plan, opts apply.ExecuteOptions) []apply.Event {
 	w.t.Helper()
+	if opts.Objects.Objects == nil {
+		opts.Objects.Objects = w.planned
+	}
 	events, err := w.applier.Execute(context.Background(), p, opts)
 	if err != nil {
 		w.t.Fatal(err)
@@ -122,7 +129,8 @@ func dataOf(u *unstructured.Unstructured, key string) string {
 func TestExecuteRefusesAFieldChangedSincePlan(t *testing.T) {
 	w := newPlanWorld(t, "plan-refuse")
 	w.mustApply(w.configMap("a", map[string]any{"k": "1"}), w.configMap("b", map[string]any{"k": "1"}))
-	p := w.plan(w.configMap("a", map[string]any{"k": "2"}), w.configMap("b", map[string]any{"k": "2"}))
+	files := []*unstructured.Unstructured{w.configMap("a", map[string]any{"k": "2"}), w.configMap("b", map[string]any{"k": "2"})}
+	p := w.plan(files...)
 	for _, it := range p.Items {
 		if it.Action != plan.Update {
 			t.Fatalf("%s planned %s, want patch", it.ID, it.Action)
@@ -130,7 +138,7 @@ func TestExecuteRefusesAFieldChangedSincePlan(t *testing.T) {
 	}
 	w.mergePatch(configMaps, "a", `{"data":{"k":"theirs"}}`)
 	p, _ = w.roundTrip(p)
-	events := w.execute(p, apply.ExecuteOptions{})
+	events := w.execute(p, apply.ExecuteOptions{Objects: apply.Input{Objects: files}})
 	if events[0].Outcome != apply.Failed || !errors.Is(events[0].Err, plan.ErrChanged) || !strings.Contains(events[0].Err.Error(), "data.k") {
 		t.Errorf("a: %v %v, want failed with %v naming data.k", events[0].Outcome, events[0].Err, plan.ErrChanged)
 	}
@@ -151,9 +159,10 @@ func TestExecuteRefusesAFieldChangedSincePlan(t *testing.T) {
 func TestExecuteWritesPastAnUnrelatedChange(t *testing.T) {
 	w := newPlanWorld(t, "plan-unrelated")
 	w.mustApply(w.configMap("a", map[string]any{"k": "1"}))
-	p := w.plan(w.configMap("a", map[string]any{"k": "2"}))
+	file := w.configMap("a", map[string]any{"k": "2"})
+	p := w.plan(file)
 	w.mergePatch(configMaps, "a", `{"metadata":{"labels":{"team":"x"}},"data":{"other":"theirs"}}`)
-	events := w.execute(p, apply.ExecuteOptions{})
+	events := w.execute(p, apply.ExecuteOptions{Objects: apply.Input{Objects: []*unstructured.Unstructured{file}}})
 	if events[0].Outcome != apply.Configured || events[0].Err != nil {
 		t.Fatalf("a: %v %v, want configured", events[0].Outcome, events[0].Err)
 	}
@@ -171,7 +180,7 @@ func TestExecuteThenPlanIsUnchanged(t *testing.T) {
 	w.mustApply(w.configMap("old", map[string]any{"k": "1", "gone": "x"}))
 	objects := []*unstructured.Unstructured{w.configMap("old", map[string]any{"k": "2"}), w.configMap("new", map[string]any{"k": "1"})}
 	p, _ := w.roundTrip(w.plan(objects...))
-	events := w.execute(p, apply.ExecuteOptions{})
+	events := w.execute(p, apply.ExecuteOptions{Objects: apply.Input{Objects: objects}})
 	failOnFailures(t, events)
 	for _, it := range w.plan(objects...).Items {
 		if it.Action != plan.Unchanged {
@@ -181,7 +190,7 @@ func TestExecuteThenPlanIsUnchanged(t *testing.T) {
 	if _, found := w.read(configMaps, "old").Object["data"].(map[string]any)["gone"]; found {
 		t.Errorf("old kept data.gone, which the file dropped")
 	}
-	again := w.execute(p, apply.ExecuteOptions{})
+	again := w.execute(p, apply.ExecuteOptions{Objects: apply.Input{Objects: objects}})
 	for i, it := range p.Items {
 		if it.Action == plan.Create && (again[i].Outcome != apply.Failed || !errors.Is(again[i].Err, plan.ErrChanged)) {
 			t.Errorf("%s executed twice: %v %v, want refused as created since", it.ID, again[i].Outcome, again[i].Err)
@@ -202,11 +211,10 @@ func TestExecuteSecretNeedsTheFiles(t *testing.T) {
 	if strings.Contains(doc, "hunter2-plan") {
 		t.Fatalf("the plan document holds the Secret's value")
 	}
-	events := w.execute(p, apply.ExecuteOptions{})
-	if events[0].Outcome != apply.Failed || !strings.Contains(events[0].Err.Error(), "ExecuteOptions.Objects") {
-		t.Fatalf("without the files: %v %v, want refused", events[0].Outcome, events[0].Err)
+	if events, err := w.applier.Execute(context.Background(), p, apply.ExecuteOptions{}); !errors.Is(err, apply.ErrTampered) || !strings.Contains(err.Error(), "ExecuteOptions.Objects") || events != nil {
+		t.Fatalf("without the files: %v, %d events; want the plan refused", err, len(events))
 	}
-	events = w.execute(p, apply.ExecuteOptions{Objects: apply.Input{Objects: []*unstructured.Unstructured{secret()}}})
+	events := w.execute(p, apply.ExecuteOptions{Objects: apply.Input{Objects: []*unstructured.Unstructured{secret()}}})
 	if events[0].Outcome != apply.Created || events[0].Err != nil {
 		t.Fatalf("with the files: %v %v, want created", events[0].Outcome, events[0].Err)
 	}
@@ -224,7 +232,8 @@ func TestExecuteSecretNeedsTheFiles(t *testing.T) {
 func TestExecuteConflictBetweenCheckAndWrite(t *testing.T) {
 	w := newPlanWorld(t, "plan-conflict")
 	w.mustApply(w.configMap("a", map[string]any{"k": "1"}))
-	p := w.plan(w.configMap("a", map[string]any{"k": "2"}))
+	file := w.configMap("a", map[string]any{"k": "2"})
+	p := w.plan(file)
 	hook := &patchRecorder{
 		match: func(req *http.Request) bool {
 			return req.Method == http.MethodPatch && strings.HasSuffix(req.URL.Path, "/configmaps/a")
@@ -239,7 +248,7 @@ func TestExecuteConflictBetweenCheckAndWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events, err := applier.Execute(context.Background(), p, apply.ExecuteOptions{})
+	events, err := applier.Execute(context.Background(), p, apply.ExecuteOptions{Objects: apply.Input{Objects: []*unstructured.Unstructured{file}}})
 	if err != nil || hook.hookErr != nil {
 		t.Fatal(err, hook.hookErr)
 	}
@@ -266,7 +275,8 @@ func TestExecutePruneItem(t *testing.T) {
 	}
 	w.mustApply(labelled("keep"), labelled("drop"), labelled("changed"))
 	opts := apply.PlanOptions{Prune: &prune.Options{Selector: "plan-prune=yes", Allowlist: []string{"/v1/ConfigMap"}}}
-	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{labelled("keep")}}, opts)
+	keep := labelled("keep")
+	p, err := w.applier.Plan(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{keep}}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +293,7 @@ func TestExecutePruneItem(t *testing.T) {
 		t.Fatalf("the plan of the deleted drop: %v", err)
 	}
 	w.mergePatch(configMaps, "changed", `{"data":{"k":"theirs"}}`)
-	events := w.execute(p, apply.ExecuteOptions{})
+	events := w.execute(p, apply.ExecuteOptions{Objects: apply.Input{Objects: []*unstructured.Unstructured{keep}}, PruneSelector: "plan-prune=yes"})
 	for i, it := range p.Items {
 		switch {
 		case it.ID.Name == "drop" && events[i].Outcome != apply.Pruned:
@@ -324,7 +334,7 @@ func TestPlanCustomResourceOfANewCRD(t *testing.T) {
 	if _, err := dyn(t).Resource(routes.gvr()).Namespace(w.ns).Get(context.Background(), "r", metav1.GetOptions{}); err == nil {
 		t.Fatalf("the plan created the resource")
 	}
-	events := w.execute(p, apply.ExecuteOptions{})
+	events := w.execute(p, apply.ExecuteOptions{Objects: apply.Input{Objects: objects}})
 	failOnFailures(t, events)
 	if events[1].Outcome != apply.Created {
 		t.Errorf("route: %v, want created", events[1].Outcome)
@@ -349,14 +359,15 @@ func TestPlanServerDryRunAndServerSide(t *testing.T) {
 	if dataOf(result, "k") != "2" || dataOf(w.read(configMaps, "a"), "k") != "1" {
 		t.Errorf("dry run result %v, live %v: want the result with k=2, live unchanged", result.Object, w.read(configMaps, "a").Object)
 	}
-	p, err = w.applier.Plan(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{w.configMap("a", map[string]any{"k": "3"})}}, apply.PlanOptions{Write: apply.WriteOptions{ServerSide: true}})
+	three := w.configMap("a", map[string]any{"k": "3"})
+	p, err = w.applier.Plan(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{three}}, apply.PlanOptions{Write: apply.WriteOptions{ServerSide: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Items[0].Action != plan.Apply {
 		t.Fatalf("server-side item %s, want apply", p.Items[0].Action)
 	}
-	events := w.execute(p, apply.ExecuteOptions{})
+	events := w.execute(p, apply.ExecuteOptions{Objects: apply.Input{Objects: []*unstructured.Unstructured{three}}})
 	failOnFailures(t, events)
 	live := w.read(configMaps, "a")
 	if dataOf(live, "k") != "3" {

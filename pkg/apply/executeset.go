@@ -30,7 +30,7 @@ func (r *runner) executeSet(ctx context.Context, ref string, p *plan.Plan) (*pru
 		if it.Action == plan.Prune || it.Action == plan.Delete {
 			continue
 		}
-		// Planning labelled every member; an item without the set's label
+		// Plan labelled every member; an item without the set's label
 		// was planned for another set, or for none.
 		if id := it.Labels()[prune.PartOfLabel]; id != set.ID() {
 			return nil, fmt.Errorf("%s was not planned as a member of ApplySet %s (its %s label is %q): plan with --applyset=%s", it.ID, set, prune.PartOfLabel, id, ref)

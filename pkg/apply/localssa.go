@@ -3,14 +3,16 @@ package apply
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
-	"k8s.io/client-go/util/csaupgrade"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kapply/kapply/pkg/plan"
@@ -31,8 +33,18 @@ var statusReset = fieldpath.NewExcludeSetFilter(fieldpath.NewSet(fieldpath.MakeP
 // server's own field manager (apimachinery's managedfields, with
 // structured-merge-diff) run on the live object and its managedFields.
 // Fields other managers own are taken with ForceConflicts; without it
-// they are a 409 naming each field and manager, as the server's. Fields of client-side apply are first handed to
-// the manager (csaupgrade), as Apply does before its patch.
+// they are a 409 naming each field and manager, as the server's.
+//
+// An object made by client-side apply is taken as it is, with its
+// client-side managers' fields, as the server's dry run takes it: Apply
+// hands those fields to the manager first (csaupgrade), but a dry run
+// cannot write that upgrade, so neither the server's dry run nor this
+// computation makes it. (With the upgrade, the fields the server
+// defaulted at create, which client-side apply owns and the file leaves
+// out, would be removed here and show as removals the server, which
+// defaults them again, never makes.) The server's own waiver for the
+// manager "kubectl" — no conflict on a field the last-applied record set
+// to the live value — runs here too: it is part of the field manager.
 //
 // What the server adds after merging is not known here: defaults,
 // mutating admission, a new generation. Status is the live object's, as
@@ -46,6 +58,7 @@ func (r *runner) localServerSide(o *object, live, body *unstructured.Unstructure
 	if err != nil {
 		return nil, nil, err
 	}
+	warnings = append(warnings, otherVersionOwners(o, live, gvk)...)
 	newManager := managedfields.NewDefaultFieldManager
 	if !r.isBuiltin(gvk) {
 		newManager = managedfields.NewDefaultCRDFieldManager
@@ -55,18 +68,7 @@ func (r *runner) localServerSide(o *object, live, body *unstructured.Unstructure
 	if err != nil {
 		return nil, warnings, fmt.Errorf("computing server-side apply locally: %w", err)
 	}
-	if live != nil && r.opts.FieldManager != ServerSideFieldManager && !r.opts.ForceConflicts {
-		// As Apply: conflicts with client-side apply's fields, before
-		// they are upgraded (see upgradeConflicts).
-		if _, err := manager.Apply(live.DeepCopy(), body.DeepCopy(), r.opts.FieldManager, false); apierrors.IsConflict(err) {
-			return nil, warnings, err
-		}
-	}
-	current, err := r.localLive(gvk, live)
-	if err != nil {
-		return nil, warnings, err
-	}
-	applied, err := manager.Apply(current, body.DeepCopy(), r.opts.FieldManager, r.opts.ForceConflicts)
+	applied, err := manager.Apply(localLive(gvk, live), body.DeepCopy(), r.opts.FieldManager, r.opts.ForceConflicts)
 	if err != nil {
 		return nil, warnings, err
 	}
@@ -95,19 +97,40 @@ func (r *runner) ssaConverter(o *object, gvk k8sschema.GroupVersionKind) (manage
 	return nil, nil, fmt.Errorf("computing server-side apply locally: %s: %w", gvk, err)
 }
 
+// otherVersionOwners warns of the object's managers whose fields are
+// recorded in another version than the file's: the server converts the
+// object to that version to tell what each owns and what conflicts, the
+// local computation cannot (it reads every version as the file's, with
+// the file's schema), so ownership, conflicts and removals may differ.
+func otherVersionOwners(o *object, live *unstructured.Unstructured, gvk k8sschema.GroupVersionKind) []string {
+	if live == nil {
+		return nil
+	}
+	byVersion := map[string][]string{}
+	for _, entry := range live.GetManagedFields() {
+		// A subresource's entry (status) owns nothing an apply to the
+		// main resource touches.
+		if entry.Subresource == "" && entry.APIVersion != "" && entry.APIVersion != gvk.GroupVersion().String() {
+			byVersion[entry.APIVersion] = append(byVersion[entry.APIVersion], strconv.Quote(entry.Manager))
+		}
+	}
+	var warnings []string
+	for _, version := range slices.Sorted(maps.Keys(byVersion)) {
+		warnings = append(warnings, fmt.Sprintf("%s: server-side apply computed locally may differ from the server's: "+
+			"the fields of %s are recorded in %s, which the server converts to %s and the local computation cannot",
+			o.Ref(), strings.Join(slices.Compact(slices.Sorted(slices.Values(byVersion[version]))), ", "), version, gvk.GroupVersion()))
+	}
+	return warnings
+}
+
 // localLive is what the server's field manager starts from: the live
-// object with client-side apply's fields upgraded to the run's manager
-// (as Apply sends before its patch), or the empty object of the kind.
-func (r *runner) localLive(gvk k8sschema.GroupVersionKind, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+// object, or the empty object of the kind.
+func localLive(gvk k8sschema.GroupVersionKind, live *unstructured.Unstructured) *unstructured.Unstructured {
 	if live == nil {
 		empty, _ := emptyObjects{}.New(gvk)
-		return empty.(*unstructured.Unstructured), nil
+		return empty.(*unstructured.Unstructured)
 	}
-	current := live.DeepCopy()
-	if err := csaupgrade.UpgradeManagedFields(current, clientSideManagers(live), r.opts.FieldManager); err != nil {
-		return nil, fmt.Errorf("upgrading client-side field ownership: %w", err)
-	}
-	return current, nil
+	return live.DeepCopy()
 }
 
 // localBuiltins are the Go types of the built-in kinds, for asStored.

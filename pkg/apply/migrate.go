@@ -60,6 +60,11 @@ type Migration struct {
 	RecordResult
 	// HandedOver are the fields each manager hands to the new one.
 	HandedOver map[string][]string
+	// Left are the fields client-side apply's managers own that the record
+	// does not name (released from it by an older kapply, defaults the
+	// server set): they go to no manager, so the next server-side apply of
+	// a file that does not set them keeps them.
+	Left map[string][]string
 	// Shared are the record's fields other managers also own, with the same
 	// value: they stay theirs too.
 	Shared map[string][]string
@@ -91,7 +96,10 @@ func (a *Applier) Migrate(ctx context.Context, in Input, opts MigrateOptions) ([
 			return Migration{}, err
 		}
 		if opts.To == ToClientSide {
-			return planToClientSide(live, ssa)
+			if err := r.keyObject(ctx, o); err != nil {
+				return Migration{}, err
+			}
+			return planToClientSide(live, ssa, o.key)
 		}
 		return r.planToServerSide(ctx, o, live, ssa, opts)
 	}
@@ -158,7 +166,15 @@ func migrationOf(live *unstructured.Unstructured, m ownership.ServerSideMigratio
 	if err != nil {
 		return Migration{}, err
 	}
-	handed, err := ownership.Diff(live.GetManagedFields(), after)
+	onlyRecord, _, err := ownership.OnlyRecord(live.GetManagedFields(), m.ClientSide, m.Record)
+	if err != nil {
+		return Migration{}, err
+	}
+	left, err := ownership.Diff(live.GetManagedFields(), onlyRecord)
+	if err != nil {
+		return Migration{}, err
+	}
+	handed, err := ownership.Diff(onlyRecord, after)
 	if err != nil {
 		return Migration{}, err
 	}
@@ -171,8 +187,8 @@ func migrationOf(live *unstructured.Unstructured, m ownership.ServerSideMigratio
 		annotations = map[string]any{lastapplied.Annotation: nil, lastapplied.CompactAnnotation: nil}
 	}
 	patch, err := managedFieldsPatch(live, after, annotations)
-	res := Migration{RecordResult: RecordResult{Live: live, patch: patch}, HandedOver: byManager(handed), Shared: byManager(shared)}
-	if len(res.HandedOver) == 0 && !m.DropRecord {
+	res := Migration{RecordResult: RecordResult{Live: live, patch: patch}, HandedOver: byManager(handed), Left: byManager(left), Shared: byManager(shared)}
+	if len(res.HandedOver) == 0 && len(res.Left) == 0 && !m.DropRecord {
 		res.patch = nil
 	}
 	return res, err
@@ -180,7 +196,7 @@ func migrationOf(live *unstructured.Unstructured, m ownership.ServerSideMigratio
 
 // planToClientSide hands the server-side manager's fields to client-side
 // apply and records them as the last-applied configuration.
-func planToClientSide(live *unstructured.Unstructured, ssa string) (Migration, error) {
+func planToClientSide(live *unstructured.Unstructured, ssa string, k lastapplied.DigestKey) (Migration, error) {
 	after, owned, err := ownership.ToClientSide(live.GetManagedFields(), ssa, ClientSideFieldManager)
 	if err != nil {
 		return Migration{}, err
@@ -188,7 +204,7 @@ func planToClientSide(live *unstructured.Unstructured, ssa string) (Migration, e
 	if owned.Empty() {
 		return Migration{Skip: fmt.Errorf("the field manager %q owns no field of it by server-side apply", ssa)}, nil
 	}
-	record, err := lastapplied.SetRecord(ownership.RecordOf(live, owned), live)
+	record, err := lastapplied.SetRecord(ownership.RecordOf(live, owned), live, k)
 	if err != nil {
 		return Migration{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
 	"github.com/kapply/kapply/pkg/shown"
 )
@@ -20,6 +21,9 @@ type object struct {
 	Source plan.Source
 	// Mapping is nil until mapped.
 	Mapping *meta.RESTMapping
+	// key is a Secret's namespace's digest key, once the run has read it
+	// (keyObject).
+	key lastapplied.DigestKey
 }
 
 // objects are in's objects as a run handles them, with their Sources (zero

@@ -36,7 +36,8 @@ func (e *ConflictError) Error() string {
 // refuseConflicts is NoOverwrite's check of a plan of file (with its new
 // record) against the changes made live since the last apply (last; nil
 // without a record).
-func refuseConflicts(kind *schema.Kind, last, file map[string]any, live *unstructured.Unstructured, plan *merge.Plan) error {
+// k is the digest key of a Secret's namespace.
+func refuseConflicts(kind *schema.Kind, last, file map[string]any, live *unstructured.Unstructured, plan *merge.Plan, k lastapplied.DigestKey) error {
 	// The record is the tool's own: it changes on every apply.
 	current := withoutRecord(live).Object
 	secret := secretmask.IsSecret(live.Object)
@@ -50,7 +51,7 @@ func refuseConflicts(kind *schema.Kind, last, file map[string]any, live *unstruc
 		}
 		// A redacted Secret record holds a digest of each value.
 		return secret && len(path) == 2 && slices.Contains(secretmask.Fields(), path[0].Field) &&
-			lastapplied.MatchesRedacted(recorded, path[0].Field, path[1].Field, value)
+			lastapplied.MatchesRedacted(k, recorded, path[0].Field, path[1].Field, value)
 	}
 	if fields := plan.Conflicts(kind, last, file, current, same); len(fields) > 0 {
 		return &ConflictError{Fields: fields}

@@ -114,7 +114,10 @@ func (r *runner) planEditOf(ctx context.Context, o *object, edit func([]byte) ([
 	}
 	// An error about the edited record may quote it.
 	r.know(live)
-	before, err := lastapplied.View(live, "yaml")
+	if err := r.keyObject(ctx, o); err != nil {
+		return RecordResult{}, err
+	}
+	before, err := lastapplied.View(live, "yaml", o.key)
 	if err != nil {
 		return RecordResult{}, err
 	}

@@ -117,6 +117,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	if err != nil {
 		return nil, r.maskError(err)
 	}
+	r.keys.forPlans = true
 	sink := &planSink{}
 	if !opts.StreamOnly {
 		sink.items = make([]*plan.Item, len(objects))

@@ -25,6 +25,14 @@ var dryRunAll = []string{metav1.DryRunAll}
 // out; Applier.Apply executes it at once (executePlanned). Nothing is
 // sent but what the local server-side apply reads.
 func (r *runner) planObject(o *object, live *unstructured.Unstructured) (plan.Item, Event, error) {
+	it, ev, err := r.planUnkeyed(o, live)
+	// A Secret's item carries its namespace's digest key (its record's
+	// digest made under it).
+	return it.KeyedBy(o.key, live), ev, err
+}
+
+// planUnkeyed is planObject before the item gets its digest key.
+func (r *runner) planUnkeyed(o *object, live *unstructured.Unstructured) (plan.Item, Event, error) {
 	switch {
 	case r.opts.ServerSide && r.opts.Subresource != "":
 		return r.planSubresource(o, live)
@@ -40,7 +48,15 @@ func (r *runner) planObject(o *object, live *unstructured.Unstructured) (plan.It
 // it: with its record, without nulls (dropped after recording them, so
 // the created object is what a patch with the same record would give).
 func (r *runner) planCreate(o *object) (plan.Item, Event, error) {
-	body, warnings, err := r.withLastApplied(o, nil)
+	return r.planCreateSalted(o, nil)
+}
+
+// planCreateSalted is planCreate with saltFrom (nil: none) lending a
+// redacted Secret record its salt, as live does a patch's: Execute re-plans
+// a create with the plan's own object, so that the same file gives the
+// same record (see replan).
+func (r *runner) planCreateSalted(o *object, saltFrom *unstructured.Unstructured) (plan.Item, Event, error) {
+	body, warnings, err := r.withLastApplied(o, saltFrom)
 	ev := o.event(Event{Outcome: Created, Result: body, Warnings: warnings})
 	if err != nil {
 		return plan.Item{}, ev, err

@@ -77,7 +77,10 @@ func (r *runner) planSet(ctx context.Context, o *object, createMissing bool) (Re
 	if err != nil {
 		return RecordResult{}, err
 	}
-	record, err := lastapplied.SetRecord(o.Obj, live)
+	if err := r.keyObject(ctx, o); err != nil {
+		return RecordResult{}, err
+	}
+	record, err := lastapplied.SetRecord(o.Obj, live, o.key)
 	if err != nil {
 		return RecordResult{}, err
 	}
@@ -98,7 +101,7 @@ func planEdit(o *object, live *unstructured.Unstructured, before, edited []byte)
 	if obj.GetKind() != live.GetKind() || obj.GetName() != live.GetName() {
 		return RecordResult{}, fmt.Errorf("the edited record names %s %q; kind and name must stay %s %q", obj.GetKind(), obj.GetName(), live.GetKind(), live.GetName())
 	}
-	record, err := lastapplied.SetRecord(obj, live)
+	record, err := lastapplied.SetRecord(obj, live, o.key)
 	if err != nil {
 		return RecordResult{}, err
 	}

@@ -18,7 +18,9 @@ type Release struct {
 }
 
 // Release removes opts.Fields from the last-applied record of each
-// object's live object; every field must be in every record. Every patch
+// object's live object, and in the same write (guarded by its
+// resourceVersion) from what client-side apply's managers own in its
+// managedFields; every field must be in every record. Every patch
 // is planned before any is sent: an object that cannot be planned is the
 // error, and nothing is written. A write the server refuses is its
 // result's Err; the others are still written.
@@ -28,7 +30,9 @@ func (a *Applier) Release(ctx context.Context, in Input, opts ReleaseOptions) ([
 		if err != nil {
 			return Release{}, err
 		}
-		patch, err := ownership.Release(live, opts.Fields)
+		// The fields leave client-side apply's managedFields in the same
+		// write, or the next server-side apply's upgrade hands them over.
+		patch, err := ownership.Release(live, opts.Fields, clientSideManagers(live))
 		if err != nil {
 			return Release{}, err
 		}

@@ -26,7 +26,7 @@ const maxConflictRetries = 5
 // the file sets metadata.resourceVersion: the patch carries it, as
 // kubectl's does, so a stale file gets the server's conflict instead of
 // overwriting newer state, and a new plan cannot help. A saved plan
-// refuses instead (executeVerified). With Options.Force, a patch the
+// refuses instead (executeItem). With Options.Force, a patch the
 // server refuses as invalid, or keeps refusing on conflicts, replaces
 // the object (replace). A client dry run writes nothing: the plan's
 // event is the answer.

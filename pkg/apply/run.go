@@ -47,6 +47,8 @@ type runner struct {
 	// secrets are the Secrets whose values the run's texts never print
 	// (see mask.go).
 	secrets *cluster.Secrets
+	// keys are the digest keys of the Secrets' namespaces (digestkey.go).
+	keys runKeys
 }
 
 // Input is what a run applies: the objects, where each came from, and an
@@ -374,6 +376,9 @@ func (r *runner) stepWithLive(ctx context.Context, o *object, lives *liveIndex) 
 			return o.event(Event{Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)})
 		}
 		exists = err == nil
+	}
+	if err := r.keyObject(ctx, o); err != nil {
+		return o.event(Event{Outcome: Failed, Err: err})
 	}
 	if err := r.fileFromLive(o, live, exists); err != nil {
 		return o.event(Event{Outcome: Failed, Err: err})

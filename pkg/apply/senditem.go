@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/util/csaupgrade"
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kapply/kapply/pkg/cluster"
@@ -27,7 +26,7 @@ import (
 // fails if the object exists, a patch or apply if rv moved, a removal if
 // the UID or rv did. ev is the item's event so far (its object, live, the
 // plan's warnings); the error, if any, is the write's, explained, for the
-// caller's conflict policy (executePlanned, executeVerified).
+// caller's conflict policy (executePlanned, executeItem).
 func (r *runner) sendItem(ctx context.Context, o *object, it plan.Item, live *unstructured.Unstructured, rv string, ev Event) (Event, error) {
 	client := r.resource(o)
 	var written *unstructured.Unstructured
@@ -70,11 +69,11 @@ func (r *runner) sendItem(ctx context.Context, o *object, it plan.Item, live *un
 func (r *runner) sendApplyItem(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, live *unstructured.Unstructured, rv string) (*unstructured.Unstructured, *unstructured.Unstructured, []string, error) {
 	manager := r.managerOf(it)
 	if live != nil && it.Subresource == "" {
-		if err := r.upgradeConflicts(ctx, client, live, it.Patch.Data, manager); err != nil {
+		if err := r.upgradeConflicts(ctx, client, o, live, it.Patch.Data, manager); err != nil {
 			return nil, live, nil, explainConflicts(o, live, err)
 		}
 		if r.opts.DryRun != cluster.ServerDryRun {
-			upgraded, err := r.upgradeOnce(ctx, client, live, manager)
+			upgraded, err := r.upgradeOnce(ctx, client, o, live, manager)
 			if err != nil {
 				return nil, live, nil, &upgradeError{err}
 			}
@@ -171,7 +170,7 @@ func (r *runner) sendRemoval(ctx context.Context, client dynamic.ResourceInterfa
 }
 
 // refusal is a saved plan's answer to a failed write of an item (the
-// policy of executeVerified). A conflict (or, for a create, an object
+// policy of executeItem). A conflict (or, for a create, an object
 // that exists) means the object changed between the check and the
 // write: it is read again to name what changed, and the item is not
 // planned again. A server-side apply's conflict over fields other
@@ -217,12 +216,14 @@ func patchSetsStatus(p plan.Patch) bool {
 	return ok
 }
 
-// upgradeOnce moves the fields client-side apply owns on live to manager:
-// one attempt, the patch testing the resourceVersion first, so a
-// concurrent write is a conflict (which the caller's policy answers).
-// live is returned when there is nothing to move.
-func (r *runner) upgradeOnce(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
-	patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), manager)
+// upgradeOnce moves the fields client-side apply owns on live (verified,
+// so its resourceVersion is the one required) to manager, as
+// serverSideApply does before its patch: one attempt, the patch testing
+// the resourceVersion first; a conflict is a change since the check. live
+// is returned when there is nothing to move; the apply then requires the
+// resourceVersion of the object returned.
+func (r *runner) upgradeOnce(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	patch, err := r.upgradePatch(o, live, manager)
 	if err != nil || patch == nil {
 		return live, err
 	}

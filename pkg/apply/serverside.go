@@ -72,11 +72,11 @@ func (r *runner) serverSideBody(o *object, live *unstructured.Unstructured) (*un
 // would hide them. So, for another manager and without --force-conflicts,
 // the patch (without the record, which client-side apply owns) is first
 // sent as a server dry run: a conflict is the answer.
-func (r *runner) upgradeConflicts(ctx context.Context, client dynamic.ResourceInterface, live *unstructured.Unstructured, data []byte, manager string) error {
+func (r *runner) upgradeConflicts(ctx context.Context, client dynamic.ResourceInterface, o *object, live *unstructured.Unstructured, data []byte, manager string) error {
 	if manager == ServerSideFieldManager || r.opts.ForceConflicts {
 		return nil
 	}
-	if patch, err := csaupgrade.UpgradeManagedFieldsPatch(live, clientSideManagers(live), manager); err != nil || patch == nil {
+	if patch, err := r.upgradePatch(o, live, manager); err != nil || patch == nil {
 		return nil // nothing to upgrade, or upgradeOnce reports the error
 	}
 	// data, the apply patch of another manager than kubectl's, carries no

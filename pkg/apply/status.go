@@ -73,6 +73,7 @@ func (a *Applier) Status(ctx context.Context, in Input, opts StatusOptions) ([]O
 		return nil, err
 	}
 	r.know(in.Objects...)
+	r.keys.readOnly = true // status compares, and writes no key
 	appliers := []string{r.opts.FieldManager, ClientSideFieldManager, lastAppliedFieldManager, LegacyFieldManager}
 	out := make([]ObjectStatus, 0, len(objects))
 	for _, o := range objects {
@@ -110,7 +111,10 @@ func (r *runner) status(ctx context.Context, o *object, appliers []string, filte
 	if err != nil {
 		return s, fmt.Errorf("reading the schema: %w", err)
 	}
-	s.Drift, err = ownership.FindDrift(live, o.Obj, kind, owners, appliers)
+	if err := r.keyObject(ctx, o); err != nil {
+		return s, err
+	}
+	s.Drift, err = ownership.FindDrift(live, o.Obj, kind, owners, appliers, o.key)
 	if err == nil && filterDrift != nil {
 		filterDrift(live, o.Obj, s.Drift)
 	}

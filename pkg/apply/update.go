@@ -77,7 +77,7 @@ func (r *runner) threeWay(o *object, live *unstructured.Unstructured) (*merge.Pl
 		return nil, warnings, err
 	}
 	if r.opts.NoOverwrite {
-		if err := refuseConflicts(kind, last, file.Object, live, plan); err != nil {
+		if err := refuseConflicts(kind, last, file.Object, live, plan, o.key); err != nil {
 			return nil, warnings, err
 		}
 	}

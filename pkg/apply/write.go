@@ -46,7 +46,7 @@ func (r *runner) withLastApplied(o *object, live *unstructured.Unstructured) (*u
 // attachRecord is withLastApplied, giving what lastapplied.LastApplied needs;
 // shared: see lastapplied.Recording.Shared.
 func (r *runner) attachRecord(o *object, live *unstructured.Unstructured, shared bool) (lastapplied.Attached, []string, error) {
-	a, err := lastapplied.AttachRecord(o.Obj, lastapplied.Recording{Secrets: r.opts.SecretRecord, Live: live, Shared: shared})
+	a, err := lastapplied.AttachRecord(o.Obj, lastapplied.Recording{Secrets: r.opts.SecretRecord, Live: live, Shared: shared, Key: o.key})
 	if err != nil || !a.Compacted {
 		return a, nil, err
 	}

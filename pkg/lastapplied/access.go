@@ -43,18 +43,28 @@ func AnnotationPatch(key string, value []byte, resourceVersion string) ([]byte, 
 // encoding for the full record, packed for the compact one) and guarded by
 // live's resourceVersion. Nothing else of the object changes.
 func EditRecord(live *unstructured.Unstructured, edit func(record map[string]any) error) ([]byte, error) {
-	key, record, err := readRaw(live)
-	if err != nil {
-		return nil, err
-	}
-	if err := edit(record); err != nil {
-		return nil, err
-	}
-	encoded, err := encodeRecord(key, record)
+	key, encoded, err := EditedRecord(live, edit)
 	if err != nil {
 		return nil, err
 	}
 	return AnnotationPatch(key, encoded, live.GetResourceVersion())
+}
+
+// EditedRecord is EditRecord's annotation and value, for a caller that
+// changes more of the object in the same write.
+func EditedRecord(live *unstructured.Unstructured, edit func(record map[string]any) error) (key string, value []byte, err error) {
+	key, record, err := readRaw(live)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := edit(record); err != nil {
+		return "", nil, err
+	}
+	encoded, err := encodeRecord(key, record)
+	if err != nil {
+		return "", nil, err
+	}
+	return key, encoded, nil
 }
 
 // readRaw returns which annotation holds live's record, and the record.
@@ -139,12 +149,4 @@ func LiveStringData(live map[string]any, key string) (any, bool) {
 		return encoded, true
 	}
 	return string(decoded), true
-}
-
-// MatchesRedacted reports whether recorded is a redacted record's digest of
-// the Secret entry field.key whose live value is v (data as stored, base64;
-// stringData as text).
-func MatchesRedacted(recorded any, field, key string, v any) bool {
-	r, ok := parseRedacted(recorded)
-	return ok && r.matches(key, secretBytes(field, v))
 }

@@ -48,6 +48,9 @@ type Recording struct {
 	// Live is the object on the server, nil when it does not exist yet: a
 	// redacted record keeps the salt of its record (see saltFor).
 	Live *unstructured.Unstructured
+	// Key is the digest key of the Secret's namespace, which a redacted
+	// record of a Secret needs.
+	Key DigestKey
 	// Shared gives an object that shares every value of obj but the maps
 	// leading to its annotations, for a caller that never modifies it
 	// below metadata.annotations (a three-way merge reads it): a deep copy
@@ -79,7 +82,7 @@ func AttachRecord(obj *unstructured.Unstructured, rec Recording) (Attached, erro
 	source := obj
 	if rec.Secrets == RedactSecrets {
 		var err error
-		if source, err = redactedCopy(obj, rec.Live); err != nil {
+		if source, err = redactedCopy(obj, rec.Live, rec.Key); err != nil {
 			return Attached{}, err
 		}
 	}

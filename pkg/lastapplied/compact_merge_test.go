@@ -56,7 +56,7 @@ func gadget(edit func(spec map[string]any)) *unstructured.Unstructured {
 // record, and then fields of another writer.
 func applied(t *testing.T, file *unstructured.Unstructured) (record map[string]any, live *unstructured.Unstructured) {
 	t.Helper()
-	live, compacted, err := Attach(file)
+	live, compacted, err := attachKeyed(file)
 	if err != nil || !compacted {
 		t.Fatalf("compacted %v, err %v", compacted, err)
 	}
@@ -84,7 +84,7 @@ func withOtherWriter(live *unstructured.Unstructured) *unstructured.Unstructured
 
 func plan(t *testing.T, last map[string]any, file, live *unstructured.Unstructured) *merge.Plan {
 	t.Helper()
-	withRecord, _, err := Attach(file)
+	withRecord, _, err := attachKeyed(file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func bigSchema(elements int) *unstructured.Unstructured {
 
 func TestAttachKeepsTheFullRecordUnderTheLimit(t *testing.T) {
 	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c"}}}
-	out, compacted, err := Attach(obj)
+	out, compacted, err := attachKeyed(obj)
 	if err != nil || compacted {
 		t.Fatalf("compacted %v, err %v", compacted, err)
 	}
@@ -70,7 +70,7 @@ func TestAttachPacksTheExactRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, compacted, err := Attach(obj)
+	out, compacted, err := attachKeyed(obj)
 	if err != nil || !compacted {
 		t.Fatalf("compacted %v, err %v", compacted, err)
 	}
@@ -83,7 +83,7 @@ func TestAttachPacksTheExactRecord(t *testing.T) {
 	if err != nil || !bytes.Equal(unpacked, full) {
 		t.Fatalf("compact record unpacks to %d bytes (err %v), want the %d bytes of the full record", len(unpacked), err, len(full))
 	}
-	again, _, err := Attach(obj)
+	again, _, err := attachKeyed(obj)
 	if err != nil || again.GetAnnotations()[CompactAnnotation] != compact {
 		t.Errorf("a second Attach packs differently (err %v)", err)
 	}
@@ -116,7 +116,7 @@ func TestAttachElidesWhatCannotIdentifyAnElement(t *testing.T) {
 			"matrix": []any{[]any{url}},
 		}},
 	})
-	out, compacted, err := Attach(obj)
+	out, compacted, err := attachKeyed(obj)
 	if err != nil || !compacted {
 		t.Fatalf("compacted %v, err %v", compacted, err)
 	}
@@ -151,7 +151,7 @@ func TestAttachFailsWhenEvenTheDigestsDoNotFit(t *testing.T) {
 	for i := range 3000 {
 		keys = append(keys, noise(string(rune(i)), 100))
 	}
-	_, _, err := Attach(widget(map[string]any{"keys": keys}))
+	_, _, err := attachKeyed(widget(map[string]any{"keys": keys}))
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("err %v, want ErrTooLarge", err)
 	}
@@ -195,12 +195,12 @@ func TestReadCompactRecords(t *testing.T) {
 // TestViewAndReleaseUnpackTheCompactRecord: view-last-applied shows the
 // record's JSON, and release writes the record back packed.
 func TestViewAndReleaseUnpackTheCompactRecord(t *testing.T) {
-	out, _, err := Attach(bigSchema(1200))
+	out, _, err := attachKeyed(bigSchema(1200))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out.SetResourceVersion("7")
-	view, err := View(out, "json")
+	view, err := View(out, "json", testKey)
 	if err != nil || !bytes.HasPrefix(view, []byte("{\n  \"apiVersion\"")) {
 		t.Fatalf("view %.40q, err %v", view, err)
 	}

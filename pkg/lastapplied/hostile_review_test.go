@@ -120,7 +120,7 @@ func TestHostileCompactRecordsAreRefusedCheaply(t *testing.T) {
 		// the record's JSON as it is, refusing only what cannot be
 		// unpacked within the bound.
 		decodable := strings.Contains(c.want, "invalid character") || strings.Contains(c.want, "cannot unmarshal")
-		if _, err := View(live, "json"); !decodable && !errors.Is(err, ErrCompactCorrupt) {
+		if _, err := View(live, "json", testKey); !decodable && !errors.Is(err, ErrCompactCorrupt) {
 			t.Errorf("%s: View: %v", name, err)
 		}
 		if _, err := EditRecord(live, func(map[string]any) error { return nil }); !errors.Is(err, ErrCompactCorrupt) {

@@ -51,7 +51,7 @@ func TestLastAppliedIsWhatReadDecodes(t *testing.T) {
 	same, compacted := 0, 0
 	for _, obj := range objs {
 		for _, secrets := range []SecretRecord{RedactSecrets, PlainSecrets} {
-			a, err := AttachRecord(obj, Recording{Secrets: secrets})
+			a, err := AttachRecord(obj, Recording{Secrets: secrets, Key: testKey})
 			if err != nil {
 				t.Fatalf("%s: %v", obj.GetName(), err)
 			}
@@ -90,7 +90,7 @@ func TestLastAppliedReadsAnotherRecord(t *testing.T) {
 		"metadata": map[string]any{"name": "c"},
 		"data":     map[string]any{"a": "1", "b": "2"},
 	})
-	a, err := AttachRecord(obj, Recording{})
+	a, err := AttachRecord(obj, Recording{Key: testKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestLastAppliedReadsAnotherRecord(t *testing.T) {
 		"metadata": map[string]any{"name": "c"},
 		"data":     map[string]any{"a": "1", "b": "2", "gone": "3"},
 	})
-	previous, err := AttachRecord(older, Recording{})
+	previous, err := AttachRecord(older, Recording{Key: testKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestLastAppliedOfStringsThatAreNotUTF8(t *testing.T) {
 			"metadata": map[string]any{"name": "c"},
 			"data":     data,
 		}}
-		a, err := AttachRecord(obj, Recording{})
+		a, err := AttachRecord(obj, Recording{Key: testKey})
 		if err != nil {
 			t.Fatal(err)
 		}

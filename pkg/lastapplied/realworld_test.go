@@ -26,7 +26,7 @@ func TestRealWorldRecordsFit(t *testing.T) {
 	objs := readRealWorld(t)
 	over := 0
 	for _, obj := range objs {
-		out, compacted, err := Attach(obj)
+		out, compacted, err := attachKeyed(obj)
 		if err != nil {
 			t.Errorf("%s %s: %v", obj.GetKind(), obj.GetName(), err)
 			continue
@@ -113,7 +113,7 @@ func BenchmarkAttachRealCRD(b *testing.B) {
 	}
 	objs := readManifest(b, file)
 	for b.Loop() {
-		if _, _, err := Attach(objs[0]); err != nil {
+		if _, _, err := attachKeyed(objs[0]); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package lastapplied
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -115,82 +116,114 @@ func ParseSecretRecord(s string) (SecretRecord, error) {
 	return 0, fmt.Errorf(`the Secret record must be "redacted" or "plain", not %q`, s)
 }
 
-// A redacted value reads "kapply:sha256:SALT:SUM": SALT the 12-byte salt
-// in unpadded base64url (16 characters), SUM the first 16 bytes of
-// SHA-256(salt, key, 0, value) in hex. value is the bytes the entry stands
-// for — a data value base64-decoded, a stringData value as it is — so a
-// key moved between data and stringData keeps its digest, and status can
-// compare the live data with either. 63 characters: under elideOver, so a
-// compact record never elides it.
+// A redacted value reads "kapply:hmac:KEYID:SALT:SUM": KEYID names the
+// namespace's DigestKey (8 hex digits), SALT is a 12-byte salt in unpadded
+// base64url (16 characters), SUM the first 12 bytes of HMAC-SHA256 under
+// the key of (salt, key, value), in hex. value is the bytes the entry
+// stands for — a data value base64-decoded, a stringData value as it is —
+// so a key moved between data and stringData keeps its digest, and status
+// can compare the live data with either. 62 characters: under elideOver,
+// so a compact record never elides it.
 //
-// The salt is stored with the digest, chosen at random when the object is
-// first recorded and kept on every later apply (else each apply would
-// write a new record). Salts are public, as the digests are; what they
-// give is uniqueness: no table computed once (or in another cluster)
-// matches, and equal values in two objects, or under two keys, have
-// different digests. The salt is not derived from the UID alone: the
-// server assigns the UID when it creates the object, after the record is
-// written, and a client dry run has none. What a salt cannot stop is
-// someone who reads the record testing guesses at one value of one object;
-// a value that must resist that is long and random (a generated key or
-// token, not a word).
+// The key is not in the record: whoever reads the record (a backup, an
+// audit log, a metadata-only list) has nothing to test a guessed value
+// against. The salt is stored with the digest, chosen at random when the
+// object is first recorded and kept on every later apply (else each apply
+// would write a new record); it makes equal values in two objects, or
+// under two keys, give different digests.
+//
+// Older kapply wrote "kapply:sha256:SALT:SUM" (SUM: the first 16 bytes of
+// SHA-256(salt, key, 0, value)), which anyone could test guesses against.
+// Such digests are still read and matched (the next apply replaces them);
+// none is written any more.
 const (
-	redactedPrefix = "kapply:sha256:"
+	redactedPrefix = "kapply:hmac:"
+	legacyPrefix   = "kapply:sha256:"
 	saltLen        = 12
-	sumLen         = 16
+	sumLen         = 12
+	legacySumLen   = 16
+	keyIDLen       = 4
 )
 
 type salt [saltLen]byte
 
-// digestValue is the redacted form of the value of key.
-func digestValue(s salt, key string, value []byte) string {
+// digestValue is the redacted form of the value of key, under k.
+func digestValue(k DigestKey, s salt, key string, value []byte) string {
+	sum := k.mac([]byte("kapply.dev/secret-value"), s[:], []byte(key), value)
+	return redactedPrefix + k.id + ":" + base64.RawURLEncoding.EncodeToString(s[:]) + ":" + hex.EncodeToString(sum[:sumLen])
+}
+
+// legacyDigest is the unkeyed digest older kapply wrote.
+func legacyDigest(s salt, key string, value []byte) string {
 	h := sha256.New()
 	h.Write(s[:])
 	h.Write([]byte(key))
 	h.Write([]byte{0})
 	h.Write(value)
-	return redactedPrefix + base64.RawURLEncoding.EncodeToString(s[:]) + ":" + hex.EncodeToString(h.Sum(nil)[:sumLen])
+	return legacyPrefix + base64.RawURLEncoding.EncodeToString(s[:]) + ":" + hex.EncodeToString(h.Sum(nil)[:legacySumLen])
 }
 
-// redacted is a parsed redacted value.
+// redacted is a parsed redacted value; keyID is "" for a legacy one.
 type redacted struct {
-	salt salt
-	text string
+	keyID string
+	salt  salt
+	text  string
 }
 
-// parseRedacted reads v as a redacted value.
+// parseRedacted reads v as a redacted value, keyed or legacy.
 func parseRedacted(v any) (redacted, bool) {
 	text, ok := v.(string)
 	if !ok {
 		return redacted{}, false
 	}
-	rest, ok := strings.CutPrefix(text, redactedPrefix)
-	if !ok {
+	r := redacted{text: text}
+	var rest string
+	wantSum := 2 * sumLen
+	if rest, ok = strings.CutPrefix(text, redactedPrefix); ok {
+		var id string
+		if id, rest, ok = strings.Cut(rest, ":"); !ok || len(id) != 2*keyIDLen || !isHex(id) {
+			return redacted{}, false
+		}
+		r.keyID = id
+	} else if rest, ok = strings.CutPrefix(text, legacyPrefix); ok {
+		wantSum = 2 * legacySumLen
+	} else {
 		return redacted{}, false
 	}
 	encoded, sum, ok := strings.Cut(rest, ":")
 	raw, err := base64.RawURLEncoding.DecodeString(encoded)
-	if !ok || err != nil || len(raw) != saltLen || len(sum) != 2*sumLen {
+	if !ok || err != nil || len(raw) != saltLen || len(sum) != wantSum || !isHex(sum) {
 		return redacted{}, false
 	}
-	if _, err := hex.DecodeString(sum); err != nil {
-		return redacted{}, false
-	}
-	r := redacted{text: text}
 	copy(r.salt[:], raw)
 	return r, true
 }
 
-// matches reports whether value is what r was made from.
-func (r redacted) matches(key string, value []byte) bool {
-	return digestValue(r.salt, key, value) == r.text
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil
 }
 
+// matches reports whether value is what r was made from: a keyed digest
+// under k (another key, or none, matches nothing), a legacy one by its
+// salt alone.
+func (r redacted) matches(k DigestKey, key string, value []byte) bool {
+	if r.keyID == "" {
+		return legacyDigest(r.salt, key, value) == r.text
+	}
+	return !k.IsZero() && k.id == r.keyID && hmac.Equal([]byte(digestValue(k, r.salt, key, value)), []byte(r.text))
+}
+
+// Hidden stands for a Secret value where no digest could be made: a
+// plain record viewed without the namespace's digest key. It matches no
+// value.
+const Hidden = "kapply:hidden"
+
 // IsRedacted reports whether v is a Secret value as a redacted record
-// keeps it.
+// keeps it: a digest (keyed, or an older kapply's), or Hidden.
 func IsRedacted(v any) bool {
 	_, ok := parseRedacted(v)
-	return ok
+	return ok || v == Hidden
 }
 
 // secretBytes is what the value of a Secret's field (data or stringData)
@@ -210,9 +243,10 @@ func secretBytes(field string, v any) []byte {
 }
 
 // redactSecret returns obj with every value of data and stringData
-// redacted under s. Nulls (deletions in a file) and values redacted
-// already (an edited record) stay. obj is not modified.
-func redactSecret(obj map[string]any, s salt) map[string]any {
+// redacted under s and k (Hidden when k is zero). Nulls (deletions in a
+// file) and values redacted already (an edited record) stay. obj is not
+// modified.
+func redactSecret(obj map[string]any, s salt, k DigestKey) map[string]any {
 	out := make(map[string]any, len(obj))
 	for k, v := range obj {
 		out[k] = v
@@ -225,8 +259,12 @@ func redactSecret(obj map[string]any, s salt) map[string]any {
 		masked := make(map[string]any, len(values))
 		for key, v := range values {
 			masked[key] = v
-			if v != nil && !IsRedacted(v) {
-				masked[key] = digestValue(s, key, secretBytes(field, v))
+			switch {
+			case v == nil || IsRedacted(v):
+			case k.IsZero():
+				masked[key] = Hidden
+			default:
+				masked[key] = digestValue(k, s, key, secretBytes(field, v))
 			}
 		}
 		out[field] = masked
@@ -247,17 +285,21 @@ func hasPlainValue(obj map[string]any) bool {
 	return false
 }
 
-// redactedCopy returns obj with its Secret values redacted (see saltFor);
-// obj itself when it is not a v1 Secret.
-func redactedCopy(obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+// redactedCopy returns obj with its Secret values redacted under k (see
+// saltFor); obj itself when it is not a v1 Secret. A Secret with a value
+// to redact needs a key.
+func redactedCopy(obj, live *unstructured.Unstructured, k DigestKey) (*unstructured.Unstructured, error) {
 	if !secretmask.IsSecret(obj.Object) {
 		return obj, nil
+	}
+	if k.IsZero() && hasPlainValue(obj.Object) {
+		return nil, fmt.Errorf("recording Secret %s: %w", obj.GetName(), ErrNoDigestKey)
 	}
 	s, err := saltFor(obj.Object, live)
 	if err != nil {
 		return nil, err
 	}
-	return &unstructured.Unstructured{Object: redactSecret(obj.Object, s)}, nil
+	return &unstructured.Unstructured{Object: redactSecret(obj.Object, s, k)}, nil
 }
 
 // saltFor chooses the salt of a redacted record of obj: the one obj's

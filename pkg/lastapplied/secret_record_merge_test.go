@@ -19,7 +19,7 @@ import (
 func TestRedactedRecordDeletesWhatTheFileDrops(t *testing.T) {
 	first := secretFile()
 	delete(first.Object, "stringData")
-	withRecord, _, err := Attach(first)
+	withRecord, _, err := attachKeyed(first)
 	if err != nil {
 		t.Fatal(err)
 	}

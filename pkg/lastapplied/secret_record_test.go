@@ -43,12 +43,12 @@ func recordMap(t *testing.T, obj *unstructured.Unstructured) map[string]any {
 }
 
 // TestSecretRecordRedactsValuesKeepsKeys: the record keeps every key of
-// data and stringData, a null stays null, each value is a 63-character
+// data and stringData, a null stays null, each value is a 62-character
 // digest under one salt, equal values under two keys differ, and the
 // object sent keeps its values.
 func TestSecretRecordRedactsValuesKeepsKeys(t *testing.T) {
 	file := secretFile()
-	out, compacted, err := Attach(file)
+	out, compacted, err := attachKeyed(file)
 	if err != nil || compacted {
 		t.Fatalf("Attach: compacted %v, err %v", compacted, err)
 	}
@@ -62,8 +62,8 @@ func TestSecretRecordRedactsValuesKeepsKeys(t *testing.T) {
 	salts := map[salt]bool{}
 	for key, v := range map[string]any{"data.token": data["token"], "data.same": data["same"], "stringData.password": plain["password"]} {
 		r, ok := parseRedacted(v)
-		if !ok || len(r.text) != 63 || len(r.text) > elideOver {
-			t.Errorf("%s: %v is not a redacted value of 63 characters", key, v)
+		if !ok || len(r.text) != 62 || len(r.text) > elideOver {
+			t.Errorf("%s: %v is not a redacted value of 62 characters", key, v)
 		}
 		salts[r.salt] = true
 	}
@@ -82,11 +82,11 @@ func TestSecretRecordRedactsValuesKeepsKeys(t *testing.T) {
 // value has different digests; an object on the server keeps the salt of
 // its record, so the same file gives the same record, byte for byte.
 func TestSecretRecordSalt(t *testing.T) {
-	first, _, err := Attach(secretFile())
+	first, _, err := attachKeyed(secretFile())
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _, err := Attach(secretFile())
+	second, _, err := attachKeyed(secretFile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestSecretRecordSalt(t *testing.T) {
 	}
 	live := first.DeepCopy()
 	live.SetUID(types.UID("3f1c0d8e-5b7a-4e59-9a53-0c2a6d1e7b44"))
-	again, _, err := AttachWith(secretFile(), Recording{Live: live})
+	again, _, err := AttachWith(secretFile(), Recording{Live: live, Key: testKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestViewRedactsAPlainSecretRecord(t *testing.T) {
 	live.SetUID(types.UID("9d2b1f4a-0c6e-4f7b-8a3d-5e1c2b7a9f60"))
 	live.SetAnnotations(map[string]string{Annotation: kubectlRecord(t)})
 	for _, format := range []string{"yaml", "json"} {
-		out, err := View(live, format)
+		out, err := View(live, format, testKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,17 +154,17 @@ func TestViewRedactsAPlainSecretRecord(t *testing.T) {
 		if !strings.Contains(string(out), redactedPrefix) || !strings.Contains(string(out), "password") {
 			t.Errorf("view -o %s lacks the redacted keys:\n%s", format, out)
 		}
-		again, err := View(live, format)
+		again, err := View(live, format, testKey)
 		if err != nil || string(again) != string(out) {
 			t.Errorf("view -o %s differs between two calls:\n%s\n%s", format, out, again)
 		}
 	}
-	redactedOnce, _, err := AttachWith(secretFile(), Recording{Live: live})
+	redactedOnce, _, err := AttachWith(secretFile(), Recording{Live: live, Key: testKey})
 	if err != nil {
 		t.Fatal(err)
 	}
 	live.SetAnnotations(redactedOnce.GetAnnotations())
-	out, err := View(live, "json")
+	out, err := View(live, "json", testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestViewRedactsAPlainSecretRecord(t *testing.T) {
 // TestSetRecordRedactsAnEditedRecord: an edited record keeps the digests
 // it shows, under their salt, and a value typed in is redacted with them.
 func TestSetRecordRedactsAnEditedRecord(t *testing.T) {
-	withRecord, _, err := Attach(secretFile())
+	withRecord, _, err := attachKeyed(secretFile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestSetRecordRedactsAnEditedRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited.Object["stringData"].(map[string]any)["added"] = tokenValue
-	record, err := SetRecord(edited, withRecord)
+	record, err := SetRecord(edited, withRecord, testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestSetRecordRedactsAnEditedRecord(t *testing.T) {
 	plain := obj["stringData"].(map[string]any)
 	kept, _ := parseRedacted(plain["password"])
 	added, ok := parseRedacted(plain["added"])
-	if plain["password"] != before["stringData"].(map[string]any)["password"] || !ok || added.salt != kept.salt || !added.matches("added", []byte(tokenValue)) {
+	if plain["password"] != before["stringData"].(map[string]any)["password"] || !ok || added.salt != kept.salt || !added.matches(testKey, "added", []byte(tokenValue)) {
 		t.Errorf("edited record: %s", record)
 	}
 }

@@ -19,14 +19,15 @@ import (
 // "json" the recorded bytes indented by two spaces (its trailing newline
 // kept). An object with only kapply's compact record shows that one. A
 // Secret's values show redacted, as kapply records them: a plain record
-// (kubectl's, or apply --secret-record=plain) is redacted for the view, its
-// salt derived from the object's UID (see saltFor).
-func View(live *unstructured.Unstructured, format string) ([]byte, error) {
+// (kubectl's, or apply --secret-record=plain) is redacted for the view
+// under k, its salt derived from the object's UID (see saltFor); with the
+// zero k each value shows as Hidden.
+func View(live *unstructured.Unstructured, format string, k DigestKey) ([]byte, error) {
 	raw, err := rawRecord(live)
 	if err != nil {
 		return nil, err
 	}
-	if raw, err = redactedView(raw, live); err != nil {
+	if raw, err = redactedView(raw, live, k); err != nil {
 		return nil, err
 	}
 	switch format {
@@ -49,7 +50,7 @@ func View(live *unstructured.Unstructured, format string) ([]byte, error) {
 // redactedView is the record raw of live as View shows it: a Secret's
 // record with every value redacted. Other records, and Secret records
 // redacted already, are raw as it is.
-func redactedView(raw []byte, live *unstructured.Unstructured) ([]byte, error) {
+func redactedView(raw []byte, live *unstructured.Unstructured, k DigestKey) ([]byte, error) {
 	if !secretmask.IsSecret(live.Object) {
 		return raw, nil
 	}
@@ -65,7 +66,7 @@ func redactedView(raw []byte, live *unstructured.Unstructured) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := utiljson.Marshal(redactSecret(record, s))
+	out, err := utiljson.Marshal(redactSecret(record, s, k))
 	if err != nil {
 		return nil, fmt.Errorf("encoding the last-applied record of %s: %w", live.GetName(), err)
 	}
@@ -76,10 +77,10 @@ func redactedView(raw []byte, live *unstructured.Unstructured) ([]byte, error) {
 // edit-last-applied) writes for obj: the object exactly as given, encoded by
 // the unstructured JSON scheme. Unlike apply's record (Encode) it keeps any
 // annotation the file has and adds no empty annotations map. A Secret's
-// values are redacted (values redacted already stay), with the salt of
-// live's record; live may be nil.
-func SetRecord(obj, live *unstructured.Unstructured) ([]byte, error) {
-	obj, err := redactedCopy(obj, live)
+// values are redacted under k (values redacted already stay), with the
+// salt of live's record; live may be nil.
+func SetRecord(obj, live *unstructured.Unstructured, k DigestKey) ([]byte, error) {
+	obj, err := redactedCopy(obj, live, k)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package merge
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -26,6 +28,13 @@ type Plan struct {
 	// Warnings are situations the user should know about, such as lists
 	// whose merge keys are ambiguous.
 	Warnings []Warning
+	// Whole are the paths whose live value the patch replaces rather than
+	// merges into, in path order: a list a merge patch sends, an atomic
+	// list or map, a `$patch: replace`, a retainKeys map, a value deleted
+	// by null or `$patch: delete`, and the atomic parts of a value sent
+	// where live has none. The patch drops whatever another writer puts
+	// there after live was read, so a saved plan checks them whole.
+	Whole []fieldpath.Path
 
 	empty bool
 }
@@ -87,14 +96,18 @@ func orEmpty(m map[string]any) map[string]any {
 func (p *Plan) setPatch(live map[string]any, root *schema.Node, strategic bool) error {
 	var body map[string]any
 	var guard bool
+	var whole []fieldpath.Path
 	if strategic {
-		body, guard = strategicPatch(live, p.Merged, root)
+		body, guard, whole = strategicPatch(live, p.Merged, root)
 		p.Patch.Type = types.StrategicMergePatchType
 	} else {
-		body, guard = mergePatch(live, p.Merged, root)
+		body, guard, whole = mergePatch(live, p.Merged, root)
 		p.Patch.Type = types.MergePatchType
 	}
 	p.empty = len(body) == 0
+	if !p.empty {
+		p.Whole = sortedPaths(whole)
+	}
 	if guard && !p.empty {
 		p.guardWithResourceVersion(body, live)
 	}
@@ -128,4 +141,11 @@ func (p *Plan) guardWithResourceVersion(body, live map[string]any) {
 	if mdMap["resourceVersion"] == nil {
 		mdMap["resourceVersion"] = rv
 	}
+}
+
+// sortedPaths orders paths by their text, so that a plan made twice from
+// the same objects is the same (the patch builders walk maps).
+func sortedPaths(paths []fieldpath.Path) []fieldpath.Path {
+	slices.SortFunc(paths, func(a, b fieldpath.Path) int { return strings.Compare(a.String(), b.String()) })
+	return paths
 }

@@ -16,44 +16,89 @@ const (
 )
 
 // strategicPatch returns the strategic merge patch that turns live into
-// merged, and whether it replaces a list whole (then it must be guarded by
-// resourceVersion). It is the difference between the two objects, not a
-// replay of kubectl's algorithm, so it carries only what changes.
-func strategicPatch(live, merged map[string]any, root *schema.Node) (map[string]any, bool) {
+// merged, whether it replaces a list whole (then it must be guarded by
+// resourceVersion), and the paths it replaces whole (see Plan.Whole). It is
+// the difference between the two objects, not a replay of kubectl's
+// algorithm, so it carries only what changes.
+func strategicPatch(live, merged map[string]any, root *schema.Node) (map[string]any, bool, []fieldpath.Path) {
 	b := &smpBuilder{}
-	return b.object(live, merged, root), b.replaced
+	return b.object(nil, live, merged, root), b.replaced, b.whole
 }
 
 type smpBuilder struct {
 	replaced bool
+	whole    []fieldpath.Path
 }
 
-// object diffs two maps. Fields live has and merged lacks become null, or,
-// for a retainKeys object, are cleared by listing the fields to keep.
-func (b *smpBuilder) object(c, m map[string]any, n *schema.Node) map[string]any {
+// replacesWhole notes that the patch sets the value at a whole: what
+// another writer put there after the plan was read would be dropped.
+func (b *smpBuilder) replacesWhole(a *at) {
+	b.whole = append(b.whole, a.path())
+}
+
+// object diffs two maps at a. Fields live has and merged lacks become
+// null, or, for a retainKeys object, are cleared by listing the fields to
+// keep (which clears whatever else is there by then: the map is replaced
+// whole).
+func (b *smpBuilder) object(a *at, c, m map[string]any, n *schema.Node) map[string]any {
 	p := map[string]any{}
 	retain := n != nil && n.RetainKeys
-	for k := range c {
+	for k, cv := range c {
 		_, kept := m[k]
 		switch {
 		case !kept && retain:
+			if _, listed := p[retainKeysKey]; !listed {
+				b.replacesWhole(a)
+			}
 			p[retainKeysKey] = sortedKeyList(m)
 		case !kept:
 			p[k] = nil
+			if isComposite(cv) {
+				b.replacesWhole(a.field(k))
+			}
 		}
 	}
 	for k, mv := range m {
 		cv, inC := c[k]
 		if !inC {
 			p[k] = mv
+			b.wholeIn(a.field(k), mv, n.Field(k))
 			continue
 		}
-		b.field(p, k, cv, mv, n.Field(k))
+		b.field(p, a.field(k), k, cv, mv, n.Field(k))
 	}
 	return p
 }
 
-func (b *smpBuilder) field(p map[string]any, k string, cv, mv any, n *schema.Node) {
+// wholeIn notes what a value sent where live has none replaces whole if
+// another writer puts something there first: the server merges its maps
+// and keyed lists into what it finds, and replaces the rest.
+func (b *smpBuilder) wholeIn(a *at, v any, n *schema.Node) {
+	switch x := v.(type) {
+	case map[string]any:
+		if n != nil && (n.AtomicMap || opaque(n)) {
+			b.replacesWhole(a)
+			return
+		}
+		for k, e := range x {
+			b.wholeIn(a.field(k), e, n.Field(k))
+		}
+	case []any:
+		switch listKind(n) {
+		case schema.Set:
+		case schema.Map:
+			for _, e := range x {
+				if em, ok := e.(map[string]any); ok {
+					b.wholeIn(a.key(n.Keys, em), em, n.Item())
+				}
+			}
+		default:
+			b.replacesWhole(a)
+		}
+	}
+}
+
+func (b *smpBuilder) field(p map[string]any, a *at, k string, cv, mv any, n *schema.Node) {
 	cm, cIsMap := cv.(map[string]any)
 	mm, mIsMap := mv.(map[string]any)
 	cl, cIsList := cv.([]any)
@@ -62,21 +107,28 @@ func (b *smpBuilder) field(p map[string]any, k string, cv, mv any, n *schema.Nod
 	case cIsMap && mIsMap && n != nil && n.AtomicMap:
 		if !fieldpath.Equal(cm, mm) {
 			p[k] = mm // patch strategy replace: the server takes the map whole
+			b.replacesWhole(a)
 		}
 	case cIsMap && mIsMap:
-		sub := b.object(cm, mm, n)
+		before := len(b.whole)
+		sub := b.object(a, cm, mm, n)
 		switch {
 		case len(sub) == 0:
 		case opaque(n) && descends(cm, sub):
 			b.replaced = true
 			p[k] = replaceWhole(mm)
+			b.whole = b.whole[:before] // the map is one whole now
+			b.replacesWhole(a)
 		default:
 			p[k] = sub
 		}
 	case cIsList && mIsList:
-		b.list(p, k, cl, ml, n)
+		b.list(p, a, k, cl, ml, n)
 	case !fieldpath.Equal(cv, mv):
 		p[k] = mv
+		if isComposite(cv) || isComposite(mv) {
+			b.replacesWhole(a)
+		}
 	}
 }
 
@@ -131,7 +183,7 @@ func replaceWhole(m map[string]any) map[string]any {
 }
 
 // list diffs a list by its strategy; atomic lists are sent whole.
-func (b *smpBuilder) list(p map[string]any, k string, cl, ml []any, n *schema.Node) {
+func (b *smpBuilder) list(p map[string]any, a *at, k string, cl, ml []any, n *schema.Node) {
 	if fieldpath.Equal(cl, ml) {
 		return
 	}
@@ -139,9 +191,10 @@ func (b *smpBuilder) list(p map[string]any, k string, cl, ml []any, n *schema.No
 	case schema.Set:
 		setListPatch(p, k, cl, ml)
 	case schema.Map:
-		b.keyedList(p, k, cl, ml, n)
+		b.keyedList(p, a, k, cl, ml, n)
 	default:
 		p[k] = ml
+		b.replacesWhole(a)
 	}
 }
 
@@ -169,13 +222,15 @@ func setListPatch(p map[string]any, k string, cl, ml []any) {
 // and sets the order to the merged order. The order list names every merged
 // element, so the server places none by its own live order. A list with a
 // duplicate key, live or merged, cannot be patched element-wise: it is
-// replaced whole.
-func (b *smpBuilder) keyedList(p map[string]any, k string, cl, ml []any, n *schema.Node) {
+// replaced whole. A deleted element goes whole, with whatever another
+// writer added to it.
+func (b *smpBuilder) keyedList(p map[string]any, a *at, k string, cl, ml []any, n *schema.Node) {
 	ck, cOK := keyedOrNil(cl, n.Keys)
 	mk, mOK := keyedOrNil(ml, n.Keys)
 	if !cOK || !mOK || hasDuplicate(ck) || hasDuplicate(mk) {
 		b.replaced = true
 		p[k] = append(slices.Clone(ml), map[string]any{directiveKey: "replace"})
+		b.replacesWhole(a)
 		return
 	}
 	cIdx, inM := index(ck), keyedSet(mk)
@@ -185,13 +240,15 @@ func (b *smpBuilder) keyedList(p map[string]any, k string, cl, ml []any, n *sche
 		order[i] = keyFields(me.m, n.Keys)
 		if ci, inC := cIdx[me.key]; !inC {
 			items = append(items, me.m)
-		} else if sub := b.object(ck[ci].m, me.m, n.Item()); len(sub) > 0 {
+			b.wholeIn(a.key(n.Keys, me.m), me.m, n.Item())
+		} else if sub := b.object(a.key(n.Keys, me.m), ck[ci].m, me.m, n.Item()); len(sub) > 0 {
 			items = append(items, withKeys(sub, me.m, n.Keys))
 		}
 	}
 	for _, ce := range ck {
 		if !inM[ce.key] {
 			items = append(items, withKeys(map[string]any{directiveKey: "delete"}, ce.m, n.Keys))
+			b.replacesWhole(a.key(n.Keys, ce.m))
 		}
 	}
 	setIfAny(p, k, items)

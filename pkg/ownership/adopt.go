@@ -17,11 +17,11 @@ var ErrHasRecord = errors.New("the object already has a last-applied record")
 // write for file, so the next apply of the same file compares equal. The
 // patch carries live's resourceVersion: a concurrent writer makes it fail
 // with a conflict rather than record a file against a state nobody saw.
-func Adopt(file, live *unstructured.Unstructured) ([]byte, error) {
+func Adopt(file, live *unstructured.Unstructured, k lastapplied.DigestKey) ([]byte, error) {
 	if lastapplied.HasRecord(live) {
 		return nil, ErrHasRecord
 	}
-	withRecord, _, err := lastapplied.AttachWith(file, lastapplied.Recording{Live: live})
+	withRecord, _, err := lastapplied.AttachWith(file, lastapplied.Recording{Live: live, Key: k})
 	if err != nil {
 		return nil, err
 	}

@@ -43,8 +43,10 @@ type OwnedField struct {
 // FindDrift compares live with its last-applied record, field by field
 // under the kind's schema (lists matched by their merge keys), and finds
 // the file's fields that other managers than appliers own. file may be nil.
-// owners comes from Owners(live).
-func FindDrift(live, file *unstructured.Unstructured, kind *schema.Kind, owners *Ownership, appliers []string) (*Drift, error) {
+// owners comes from Owners(live). k is the digest key of a Secret's
+// namespace, which its record's digests are checked under (zero: only an
+// older kapply's unkeyed digests can be).
+func FindDrift(live, file *unstructured.Unstructured, kind *schema.Kind, owners *Ownership, appliers []string, k lastapplied.DigestKey) (*Drift, error) {
 	record, err := lastapplied.Read(live)
 	if err != nil {
 		return nil, err
@@ -58,7 +60,7 @@ func FindDrift(live, file *unstructured.Unstructured, kind *schema.Kind, owners 
 		if shadowedByStringData(record, l) {
 			continue
 		}
-		if c, drifted := compareLeaf(l, live.Object); drifted {
+		if c, drifted := compareLeaf(k, l, live.Object); drifted {
 			c.Managers = owners.Of(l.Path)
 			d.Changed = append(d.Changed, c)
 		}
@@ -76,7 +78,7 @@ func rootOf(kind *schema.Kind) *schema.Node {
 	return kind.Root
 }
 
-func compareLeaf(l Leaf, live map[string]any) (ChangedField, bool) {
+func compareLeaf(k lastapplied.DigestKey, l Leaf, live map[string]any) (ChangedField, bool) {
 	c := ChangedField{Path: l.Path, LastApplied: l.Value}
 	if isEmptyOrNil(l.Value) {
 		// An empty map or list in the record manages no entry of it.
@@ -87,7 +89,7 @@ func compareLeaf(l Leaf, live map[string]any) (ChangedField, bool) {
 	case !ok:
 		c.LiveMissing = true
 		return c, true
-	case lastapplied.SameAsRecorded(v, l.Value), matchesRedacted(live, l, v):
+	case lastapplied.SameAsRecorded(v, l.Value), matchesRedacted(k, live, l, v):
 		return c, false
 	}
 	c.Live = v
@@ -97,10 +99,10 @@ func compareLeaf(l Leaf, live map[string]any) (ChangedField, bool) {
 // matchesRedacted reports whether the live value v of a Secret entry is
 // the value whose digest a redacted record holds. v comes from
 // liveValueOf: data.KEY as stored (base64), stringData.KEY already decoded.
-func matchesRedacted(live map[string]any, l Leaf, v any) bool {
+func matchesRedacted(k lastapplied.DigestKey, live map[string]any, l Leaf, v any) bool {
 	for _, field := range secretmask.Fields() {
 		if key, ok := secretEntry(live, l, field); ok {
-			return lastapplied.MatchesRedacted(l.Value, field, key, v)
+			return lastapplied.MatchesRedacted(k, l.Value, field, key, v)
 		}
 	}
 	return false

@@ -21,12 +21,12 @@ func TestDriftComparesLargeIntegersExactly(t *testing.T) {
 	live := withRecord.DeepCopy()
 	spec := live.Object["spec"].(map[string]any)
 	spec["small"] = float64(3)
-	d, err := FindDrift(live, nil, nil, &Ownership{}, nil)
+	d, err := FindDrift(live, nil, nil, &Ownership{}, nil, lastapplied.DigestKey{})
 	if err != nil || len(d.Changed) != 0 {
 		t.Fatalf("same values: drift %+v, err %v", d, err)
 	}
 	spec["limit"] = int64(1 << 53)
-	d, err = FindDrift(live, nil, nil, &Ownership{}, nil)
+	d, err = FindDrift(live, nil, nil, &Ownership{}, nil, lastapplied.DigestKey{})
 	if err != nil || len(d.Changed) != 1 || d.Changed[0].Path.String() != "spec.limit" {
 		t.Errorf("limit 2^53+1 -> 2^53: drift %+v, err %v; want spec.limit", d, err)
 	}

@@ -32,8 +32,9 @@ type ServerSideMigration struct {
 	// Record is the set of fields the last-applied record names, typed as
 	// the server types them (keyed list elements, sets).
 	Record *fieldpath.Set
-	// ClientSide are the managers of client-side apply: all their fields go
-	// over, as csaupgrade moves them and kubectl does.
+	// ClientSide are the managers of client-side apply: their fields go
+	// over as csaupgrade moves them and kubectl does, but only those Record
+	// names (see OnlyRecord); a nil Record moves them all.
 	ClientSide sets.Set[string]
 	// Imperative are the managers whose fields in Record go over.
 	Imperative sets.Set[string]
@@ -61,8 +62,15 @@ var recordAnnotations = func() *fieldpath.Set {
 
 // ToServerSide returns entries with the fields of m moved to the Apply
 // entry of m.To: m.Take from any manager, m.Record from the imperative ones
-// (not through a subresource), everything from the client-side ones.
+// (not through a subresource) and from the client-side ones, whose other
+// fields are left to no manager (OnlyRecord).
 func ToServerSide(entries []metav1.ManagedFieldsEntry, m ServerSideMigration) ([]metav1.ManagedFieldsEntry, error) {
+	if m.Record != nil {
+		var err error
+		if entries, _, err = OnlyRecord(entries, m.ClientSide, m.Record); err != nil {
+			return nil, err
+		}
+	}
 	taken := fieldpath.NewSet()
 	var kept []metav1.ManagedFieldsEntry
 	for _, e := range entries {

@@ -1,17 +1,20 @@
 package plan
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/merge"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // The constructors below are what the Applier calls as it plans each
@@ -46,12 +49,40 @@ func FromMerge(file, live *unstructured.Unstructured, src Source, mp *merge.Plan
 	}
 	it.Merged = mp.Merged
 	it.Changes = ChangesOf(mp.Changes, owners)
+	it.Replaced = replacedOf(mp.Whole, it.Changes, objectOf(live))
 	for _, w := range mp.Warnings {
 		it.Warnings = append(it.Warnings, w.String())
 	}
 	// The engine's warnings name paths; masking is for those that quote.
 	it.Warnings = maskWarningsIn(it.Warnings, objectOf(file), objectOf(live))
 	return it
+}
+
+// replacedOf records live's value at each path a patch replaces whole,
+// but where a change Verify checks holds the same path: its Old is that
+// value already, and a plan records no value twice.
+func replacedOf(whole []fieldpath.Path, changes []Change, live map[string]any) []Replaced {
+	if len(whole) == 0 {
+		return nil
+	}
+	checked := make(map[string]bool, len(changes))
+	for _, c := range changes {
+		if checkedByVerify(c) {
+			checked[c.Path.String()] = true
+		}
+	}
+	var out []Replaced
+	for _, p := range whole {
+		if checked[p.String()] {
+			continue
+		}
+		v, err := p.Lookup(live)
+		if err != nil {
+			v = nil // live has none there (or no single element: refused then)
+		}
+		out = append(out, Replaced{Path: p, Live: runtime.DeepCopyJSONValue(v)})
+	}
+	return out
 }
 
 // NewCreate is the item that creates obj, the object as sent (its record
@@ -83,7 +114,21 @@ func existing(action Action, obj, live *unstructured.Unstructured, src Source) I
 	it := Item{Action: action, ID: IDOf(obj), Source: src}
 	if live != nil {
 		it.UID, it.ResourceVersion = string(live.GetUID()), live.GetResourceVersion()
-		it.LastApplied = recordDigest(live)
+		it.LastApplied = recordDigest(live, lastapplied.DigestKey{})
+	}
+	return it
+}
+
+// KeyedBy returns a Secret item planned against live (nil: absent) with
+// the digest key of its namespace, its record digest made under it. Items
+// of other kinds are returned as they are.
+func (it Item) KeyedBy(k lastapplied.DigestKey, live *unstructured.Unstructured) Item {
+	if !it.ID.isSecret() {
+		return it
+	}
+	it.DigestKey, it.DigestKeyID = k, k.ID()
+	if live != nil && it.Action != Prune && it.Action != Delete {
+		it.LastApplied = recordDigest(live, k)
 	}
 	return it
 }
@@ -138,21 +183,28 @@ func objectOf(obj *unstructured.Unstructured) map[string]any {
 var recordAnnotations = []string{lastapplied.Annotation, lastapplied.CompactAnnotation}
 
 // recordDigest is a digest of live's last-applied records ("" when it has
-// none). The UID salts it: a record may hold a Secret's values (kubectl's
-// plain records), and a digest no table computed in advance matches says
-// only whether the record changed.
-func recordDigest(live *unstructured.Unstructured) string {
+// none). The UID salts it. A Secret's record may hold its values
+// (kubectl's plain records): its digest is keyed by k, the namespace's
+// digest key, so that whoever holds the plan file alone has nothing to
+// test a guessed value against; without a key it has none ("").
+func recordDigest(live *unstructured.Unstructured, k lastapplied.DigestKey) string {
 	annotations := live.GetAnnotations()
-	h := sha256.New()
+	var b bytes.Buffer
 	found := false
-	h.Write([]byte(live.GetUID()))
+	b.WriteString(string(live.GetUID()))
 	for _, key := range recordAnnotations {
 		text, ok := annotations[key]
 		found = found || ok
-		fmt.Fprintf(h, "\x00%s\x00%t\x00%d\x00%s", key, ok, len(text), text)
+		fmt.Fprintf(&b, "\x00%s\x00%t\x00%d\x00%s", key, ok, len(text), text)
 	}
-	if !found {
+	switch {
+	case !found:
 		return ""
+	case secretmask.IsSecret(live.Object) && k.IsZero():
+		return ""
+	case secretmask.IsSecret(live.Object):
+		return k.Sum("kapply.dev/plan-record", b.Bytes())
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(b.Bytes())
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

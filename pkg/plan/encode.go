@@ -86,7 +86,8 @@ func Decode(r io.Reader) (*Plan, error) {
 }
 
 // DecodeLimited reads a plan document, refusing one of more than maxBytes,
-// of another apiVersion or kind, with a field it does not know or twice,
+// of another apiVersion or kind, whose decoding would take more than a
+// small multiple of its size (see checkDecodeCost), with a field it does not know or twice,
 // whose checksum does not match its content (edited by hand), or with an
 // item no run could have made. Every refusal wraps ErrInvalid.
 func DecodeLimited(r io.Reader, maxBytes int64) (*Plan, error) {
@@ -124,6 +125,9 @@ func DecodeAnyLimited(r io.Reader, maxBytes int64) (*Plan, *Set, error) {
 	}
 	kind, err := checkHeader(data)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkDecodeCost(data); err != nil {
 		return nil, nil, err
 	}
 	if kind == SetKind {

@@ -30,10 +30,16 @@ func (o ownersOf) Of(fieldpath.Path) []string { return o }
 // deploymentItem is a patch item made by the engine from a real merge.
 func deploymentItem(t testing.TB) Item {
 	t.Helper()
+	return namedDeploymentItem(t, "web")
+}
+
+// namedDeploymentItem is deploymentItem of the Deployment name.
+func namedDeploymentItem(t testing.TB, name string) Item {
+	t.Helper()
 	last := map[string]any{"spec": map[string]any{"replicas": int64(2), "paused": true}}
-	file := obj(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"prod"},
+	file := obj(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"`+name+`","namespace":"prod"},
 		"spec":{"replicas":3,"ratio":0.25,"template":{"spec":{"containers":[{"name":"web","image":"nginx:2","ports":[{"containerPort":80}]}]}}}}`)
-	live := obj(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"prod","uid":"u-1","resourceVersion":"41",
+	live := obj(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"`+name+`","namespace":"prod","uid":"u-1","resourceVersion":"41",
 		"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"spec\":{\"replicas\":2,\"paused\":true}}"}},
 		"spec":{"replicas":2,"paused":true,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1","ports":[{"containerPort":80}]}]}}},
 		"status":{"readyReplicas":2}}`)
@@ -80,7 +86,7 @@ func samplePlan(t testing.TB) *Plan {
 func encode(t testing.TB, p *Plan) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Encode(&b, p); err != nil {
+	if err := Encode(&b, keyedCopy(p)); err != nil {
 		t.Fatalf("encoding: %v", err)
 	}
 	return b.Bytes()

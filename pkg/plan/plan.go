@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/shown"
 )
 
@@ -65,8 +66,16 @@ type Item struct {
 	ResourceVersion string
 	// LastApplied is a digest of the live object's last-applied records
 	// when the plan was made (see recordDigest): the three-way merge read
-	// them, so a record changed since makes the plan stale.
+	// them, so a record changed since makes the plan stale. A Secret's is
+	// keyed by DigestKey (a record may hold its values).
 	LastApplied string
+	// DigestKey is the digest key of a Secret item's namespace, which its
+	// digests (LastApplied, and its values' in an encoded plan) are made
+	// and checked under. Never encoded: a decoded plan's Secret items get
+	// it from the cluster before they are verified. DigestKeyID names it
+	// in the plan file.
+	DigestKey   lastapplied.DigestKey
+	DigestKeyID string
 	// Patch is the request body of a patch or apply item; empty otherwise.
 	Patch Patch
 	// Subresource, for an apply item, sends the patch to this subresource
@@ -95,6 +104,21 @@ type Item struct {
 	// tolerated; a Secret's kept keys tell apply --plan -f which of the
 	// file's values the plan did not take (WithKeptSecretValues).
 	KeptLive []fieldpath.Path
+	// Replaced are the lists and maps a patch item's patch replaces whole
+	// rather than merges into (merge.Plan.Whole), each with the live value
+	// the plan was made against, except where a change already names that
+	// value whole. The patch would drop what another writer added there
+	// since (an element of a custom resource's keyed list, a field of a
+	// retainKeys map), and the changes name only what the file changes:
+	// Verify refuses the item when one of these moved.
+	Replaced []Replaced
+}
+
+// Replaced is a value a patch replaces whole and the live value it was
+// made against (nil: live had none).
+type Replaced struct {
+	Path fieldpath.Path
+	Live any
 }
 
 // Action is what an item does to its object.

@@ -10,12 +10,15 @@ import (
 	"github.com/kapply/kapply/pkg/secretmask"
 )
 
-// Redacted returns p with every Secret's values replaced by salted
-// digests (lastapplied's, under a new salt per item) in its patch, merged
-// object, changes, warnings and dry-run result: what Encode writes. A
-// plan file is read by more people and tools than the cluster's Secrets
-// are. WithSecretValues puts the values back from the files. p is not
-// modified; its other items are shared.
+// Redacted returns p with every Secret's values replaced by keyed
+// digests (lastapplied's, under the item's DigestKey and a new salt per
+// item) in its patch, merged object, changes, warnings and dry-run
+// result: what Encode writes. A plan file is read by more people and
+// tools than the cluster's Secrets are, and the key is not in it: whoever
+// holds the file alone has nothing to test a guessed value against.
+// WithSecretValues puts the values back from the files. A Secret item
+// without a key is an error. p is not modified; its other items are
+// shared.
 func Redacted(p *Plan) (*Plan, error) {
 	out := &Plan{Cluster: p.Cluster, Settings: p.Settings, Items: slices.Clone(p.Items)}
 	for i, it := range out.Items {
@@ -36,7 +39,7 @@ func redactItem(it Item) (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
-	r := redactor{salt: salt}
+	r := redactor{salt: salt, key: it.DigestKey}
 	// The warnings first, while the values to mask are still there: an
 	// apply or JSON patch item may hold them in its body alone.
 	it.Warnings = maskWarningsIn(it.Warnings, it.Merged, it.DryRunResult, patchValues(it.Patch))
@@ -64,6 +67,18 @@ func redactItem(it Item) (Item, error) {
 	if it.Changes != nil {
 		it.Changes = changes
 	}
+	replaced := make([]Replaced, len(it.Replaced))
+	for i, rv := range it.Replaced {
+		var fields []string
+		rv.Path, fields = secretPath(rv.Path)
+		if rv.Live, err = walkSecret(r, fields, rv.Live); err != nil {
+			return Item{}, err
+		}
+		replaced[i] = rv
+	}
+	if it.Replaced != nil {
+		it.Replaced = replaced
+	}
 	return it, nil
 }
 
@@ -76,14 +91,17 @@ func maskWarningsIn(warnings []string, objs ...map[string]any) []string {
 	return out
 }
 
-// redactor replaces each value by its digest under one salt.
-type redactor struct{ salt lastapplied.Salt }
+// redactor replaces each value by its digest under one salt and key.
+type redactor struct {
+	salt lastapplied.Salt
+	key  lastapplied.DigestKey
+}
 
 func (r redactor) value(field, key string, v any) (any, error) {
 	if v == nil || lastapplied.IsRedacted(v) {
 		return v, nil // a deletion, or a digest already (a decoded plan)
 	}
-	return r.salt.Redact(field, key, v), nil
+	return r.salt.Redact(r.key, field, key, v)
 }
 
 // record keeps a record that holds no value (kapply's redacted records:
@@ -95,7 +113,7 @@ func (r redactor) record(annotation string, v any) (any, error) {
 	if v == nil || lastapplied.IsRedacted(v) || (isText && !recordHoldsValues(text)) {
 		return v, nil
 	}
-	return r.salt.Redact("", annotation, v), nil
+	return r.salt.Redact(r.key, "", annotation, v)
 }
 
 // recordHoldsValues reports whether a record's text may hold a Secret

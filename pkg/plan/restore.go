@@ -29,10 +29,13 @@ func (it Item) WithSecretValues(file *unstructured.Unstructured) (Item, error) {
 	if !it.ID.isSecret() {
 		return it, nil
 	}
+	if err := it.checkDigestKey(); err != nil {
+		return Item{}, err
+	}
 	if err := sameValues(it, file.Object); err != nil {
 		return Item{}, fmt.Errorf("%s: %w", it.ID, err)
 	}
-	r := &restorer{file: file.Object}
+	r := &restorer{file: file.Object, key: it.DigestKey}
 	patch, err := walkPatch(r, it.Patch)
 	if err != nil {
 		return Item{}, fmt.Errorf("%s: %w", it.ID, err)
@@ -74,7 +77,7 @@ func sameValues(it Item, file map[string]any) error {
 		for _, key := range slices.Sorted(maps.Keys(values)) {
 			v := values[key]
 			p, has := plannedValues[key]
-			if v != nil && (!has || !sameSecretValue(p, field, key, v)) {
+			if v != nil && (!has || !sameSecretValue(it.DigestKey, p, field, key, v)) {
 				differ = append(differ, field+"."+key)
 			}
 		}
@@ -87,8 +90,8 @@ func sameValues(it Item, file map[string]any) error {
 
 // sameSecretValue: planned is v's digest, or v itself (a plan that was
 // never encoded).
-func sameSecretValue(planned any, field, key string, v any) bool {
-	return lastapplied.MatchesRedacted(planned, field, key, v) || planned == v
+func sameSecretValue(k lastapplied.DigestKey, planned any, field, key string, v any) bool {
+	return lastapplied.MatchesRedacted(k, planned, field, key, v) || planned == v
 }
 
 // patchObject is the object an apply body holds (nil when it holds none).
@@ -107,6 +110,7 @@ func patchObject(p Patch) map[string]any {
 // lists the places whose digest no value of the file matches.
 type restorer struct {
 	file    map[string]any
+	key     lastapplied.DigestKey
 	missing []string
 }
 
@@ -115,7 +119,7 @@ func (r *restorer) value(field, key string, v any) (any, error) {
 		return v, nil
 	}
 	values, _ := r.file[field].(map[string]any)
-	if fv, has := values[key]; has && lastapplied.MatchesRedacted(v, field, key, fv) {
+	if fv, has := values[key]; has && lastapplied.MatchesRedacted(r.key, v, field, key, fv) {
 		return fv, nil
 	}
 	r.missing = append(r.missing, field+"."+key)
@@ -128,7 +132,7 @@ func (r *restorer) record(annotation string, v any) (any, error) {
 	}
 	metadata, _ := r.file["metadata"].(map[string]any)
 	annotations, _ := metadata["annotations"].(map[string]any)
-	if text, has := annotations[annotation]; has && lastapplied.MatchesRedacted(v, "", annotation, text) {
+	if text, has := annotations[annotation]; has && lastapplied.MatchesRedacted(r.key, v, "", annotation, text) {
 		return text, nil
 	}
 	r.missing = append(r.missing, "the record "+annotation)

@@ -67,7 +67,7 @@ func secretPlan(t testing.TB) (*Plan, *unstructured.Unstructured) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	patch := FromMerge(file, live, Source{File: "secret.yaml", Index: 1}, mp, nil)
+	patch := FromMerge(file, live, Source{File: "secret.yaml", Index: 1}, mp, nil).KeyedBy(testKey, live)
 	patch.Warnings = append(patch.Warnings, "server says: bad value "+strconv.Quote(hostileValues["quoted"]))
 	dry := file.DeepCopy()
 	for k, v := range hostileValues {
@@ -135,7 +135,7 @@ func TestEncodedPlanHoldsNoSecretValue(t *testing.T) {
 			}
 		}
 	}
-	if !bytes.Contains(data, []byte("kapply:sha256:")) {
+	if !bytes.Contains(data, []byte("kapply:hmac:")) {
 		t.Errorf("no digest in the plan:\n%s", data)
 	}
 	// The keys stay: a reviewer sees which values change.
@@ -159,7 +159,7 @@ func TestEncodeDoesNotChangeThePlan(t *testing.T) {
 
 func TestWithSecretValuesRestoresWhatWasPlanned(t *testing.T) {
 	p, file := secretPlan(t)
-	decoded, err := Decode(bytes.NewReader(encode(t, p)))
+	decoded, err := decodeKeyed(bytes.NewReader(encode(t, p)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestWithSecretValuesRestoresWhatWasPlanned(t *testing.T) {
 
 func TestWithSecretValuesRefusesOtherValues(t *testing.T) {
 	p, file := secretPlan(t)
-	decoded, err := Decode(bytes.NewReader(encode(t, p)))
+	decoded, err := decodeKeyed(bytes.NewReader(encode(t, p)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func twoContexts(t testing.TB) *Set {
 func encodeSet(t testing.TB, s *Set) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := EncodeSet(&b, s); err != nil {
+	if err := EncodeSet(&b, keyedSet(s)); err != nil {
 		t.Fatalf("encoding: %v", err)
 	}
 	return b.Bytes()

@@ -3,12 +3,14 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
+	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // ErrChanged is the cause of every ChangedError.
@@ -57,10 +59,10 @@ var recordPath = fieldpath.Fields("metadata", "annotations", lastapplied.Annotat
 // changes are its dry run's: with one, no change is a known answer). Any
 // other item is refused if
 // the object was deleted or replaced (UID), or — when its resourceVersion
-// moved — if a field the plan writes (its changes) or read (the
-// last-applied record) is no longer what the plan saw; a move through
-// status or fields the plan does not touch only updates the
-// resourceVersion returned.
+// moved — if a field the plan writes (its changes, and each list or map its
+// patch replaces whole: Replaced) or read (the last-applied record) is no
+// longer what the plan saw; a move through status or fields the plan does
+// not touch only updates the resourceVersion returned.
 func (it Item) Verify(live *unstructured.Unstructured) (string, error) {
 	refuse := func(what string, args ...any) (string, error) {
 		return "", &ChangedError{ID: it.ID, What: fmt.Sprintf(what, args...)}
@@ -85,6 +87,9 @@ func (it Item) Verify(live *unstructured.Unstructured) (string, error) {
 		// nothing says which live values it was approved against.
 		return refuse("resourceVersion %s, the plan's %s, and the plan records no changes of this server-side apply to check", live.GetResourceVersion(), it.ResourceVersion)
 	}
+	if err := it.checkDigestKey(); err != nil {
+		return "", err
+	}
 	if changed := it.changedFields(live); len(changed) > 0 {
 		return "", &ChangedError{ID: it.ID, Fields: changed}
 	}
@@ -95,19 +100,62 @@ func (it Item) Verify(live *unstructured.Unstructured) (string, error) {
 // longer has as the plan saw them.
 func (it Item) changedFields(live *unstructured.Unstructured) []fieldpath.Path {
 	var out []fieldpath.Path
-	if recordDigest(live) != it.LastApplied {
+	if recordDigest(live, it.DigestKey) != it.LastApplied {
 		out = append(out, recordPath)
 	}
 	for _, c := range it.Changes {
-		if c.Reason == KeptUnmanaged || c.Path.String() == recordPath.String() {
-			continue
-		}
-		if !stillAsPlanned(c, live.Object) {
+		if checkedByVerify(c) && !stillAsPlanned(it.DigestKey, c, live.Object) {
 			out = append(out, c.Path)
 		}
 	}
+	out = append(out, it.movedReplacedValues(live)...)
 	out = append(out, it.movedKeptFields(live)...)
 	return append(out, it.changedStringDataTargets(live)...)
+}
+
+// checkedByVerify: a change Verify compares with live. A field kept as
+// live has it is not written; the record is compared by its digest.
+func checkedByVerify(c Change) bool {
+	return c.Reason != KeptUnmanaged && c.Path.String() != recordPath.String()
+}
+
+// movedReplacedValues are the values a patch item's patch replaces whole
+// (Replaced) that live no longer holds as the plan saw them: the patch
+// would drop what another writer added there, e.g. an element a
+// controller added to a custom resource's keyed list, which no change
+// names. An item its ignore rules left unchanged writes nothing.
+func (it Item) movedReplacedValues(live *unstructured.Unstructured) []fieldpath.Path {
+	if it.Action != Update {
+		return nil
+	}
+	var out []fieldpath.Path
+	for _, r := range it.Replaced {
+		if !it.stillReplaceable(r, live.Object) {
+			out = append(out, r.Path)
+		}
+	}
+	return out
+}
+
+// stillReplaceable reports whether live holds r's value at its path. A
+// Secret's map of values is compared key by key, each as a change of
+// that key (a saved plan holds digests).
+func (it Item) stillReplaceable(r Replaced, live map[string]any) bool {
+	values, isMap := r.Live.(map[string]any)
+	if _, fields := secretPath(r.Path); !it.ID.isSecret() || !isMap || len(fields) != 1 || !slices.Contains(secretmask.Fields(), fields[0]) {
+		return stillAsPlanned(it.DigestKey, Change{Path: r.Path, Old: r.Live}, live)
+	}
+	now, err := r.Path.Lookup(live)
+	nowMap, nowIsMap := now.(map[string]any)
+	if err != nil || !nowIsMap || len(nowMap) != len(values) {
+		return false
+	}
+	for k, v := range values {
+		if _, ok := nowMap[k]; !ok || !stillAsPlanned(it.DigestKey, Change{Path: r.Path.Child(fieldpath.Field(k)), Old: v}, live) {
+			return false
+		}
+	}
+	return true
 }
 
 // movedKeptFields are the fields an apply body keeps at their live values
@@ -126,7 +174,7 @@ func (it Item) movedKeptFields(live *unstructured.Unstructured) []fieldpath.Path
 		if err != nil {
 			planned = nil // the body leaves it out: live had none
 		}
-		if !stillAsPlanned(Change{Path: p, Old: planned}, live.Object) {
+		if !stillAsPlanned(it.DigestKey, Change{Path: p, Old: planned}, live.Object) {
 			out = append(out, p)
 		}
 	}
@@ -135,7 +183,7 @@ func (it Item) movedKeptFields(live *unstructured.Unstructured) []fieldpath.Path
 
 // stillAsPlanned reports whether live holds the change's Old value at its
 // path (both absent counts): a Secret's Old may be a digest.
-func stillAsPlanned(c Change, live map[string]any) bool {
+func stillAsPlanned(k lastapplied.DigestKey, c Change, live map[string]any) bool {
 	now, err := c.Path.Lookup(live)
 	switch {
 	case errors.Is(err, fieldpath.ErrFieldNotFound):
@@ -144,7 +192,7 @@ func stillAsPlanned(c Change, live map[string]any) bool {
 		return false // e.g. several list elements match now
 	case lastapplied.IsRedacted(c.Old):
 		_, fields := secretPath(c.Path)
-		return len(fields) == 2 && lastapplied.MatchesRedacted(c.Old, fields[0], fields[1], now)
+		return len(fields) == 2 && lastapplied.MatchesRedacted(k, c.Old, fields[0], fields[1], now)
 	}
 	return fieldpath.Equal(c.Old, now)
 }

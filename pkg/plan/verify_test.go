@@ -109,7 +109,7 @@ func TestVerifyCreatePruneDelete(t *testing.T) {
 // key without the value.
 func TestVerifySecretComparesDigests(t *testing.T) {
 	p, _ := secretPlan(t)
-	decoded, err := Decode(bytes.NewReader(encode(t, p)))
+	decoded, err := decodeKeyed(bytes.NewReader(encode(t, p)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestVerifyFindsKeyedElementsAfterARoundTrip(t *testing.T) {
 	svc.Action, svc.Patch = Update, Patch{Type: StrategicPatch, Data: []byte(`{}`)}
 	svc.Changes = svc.Changes[:1] // spec.ports[port=80,protocol=TCP].name: (none) -> http
 	p.Items = []Item{svc}
-	decoded, err := Decode(bytes.NewReader(encode(t, p)))
+	decoded, err := decodeKeyed(bytes.NewReader(encode(t, p)))
 	if err != nil {
 		t.Fatal(err)
 	}

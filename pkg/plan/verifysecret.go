@@ -28,7 +28,7 @@ func (it Item) changedStringDataTargets(live *unstructured.Unstructured) []field
 		data := fieldpath.Fields("data", key)
 		planned, plannedErr := data.Lookup(it.Merged)
 		now, nowErr := data.Lookup(live.Object)
-		if !sameDataValue(key, planned, plannedErr, now, nowErr) {
+		if !sameDataValue(it.DigestKey, key, planned, plannedErr, now, nowErr) {
 			out = append(out, data)
 		}
 	}
@@ -37,7 +37,7 @@ func (it Item) changedStringDataTargets(live *unstructured.Unstructured) []field
 
 // sameDataValue: both absent, or now is planned (a digest of it, in an
 // encoded plan).
-func sameDataValue(key string, planned any, plannedErr error, now any, nowErr error) bool {
+func sameDataValue(k lastapplied.DigestKey, key string, planned any, plannedErr error, now any, nowErr error) bool {
 	plannedAbsent, nowAbsent := errors.Is(plannedErr, fieldpath.ErrFieldNotFound), errors.Is(nowErr, fieldpath.ErrFieldNotFound)
 	switch {
 	case plannedAbsent || nowAbsent:
@@ -45,7 +45,7 @@ func sameDataValue(key string, planned any, plannedErr error, now any, nowErr er
 	case plannedErr != nil || nowErr != nil:
 		return false
 	case lastapplied.IsRedacted(planned):
-		return lastapplied.MatchesRedacted(planned, "data", key, now)
+		return lastapplied.MatchesRedacted(k, planned, "data", key, now)
 	}
 	return fieldpath.Equal(planned, now)
 }

@@ -19,8 +19,8 @@ func secretPatchItem() Item {
 	merged := map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": live["metadata"],
 		"data": map[string]any{"password": "b2xk"}, "stringData": map[string]any{"password": "new"}}
 	return Item{Action: Update, ID: ID{Version: "v1", Kind: "Secret", Namespace: "prod", Name: "creds"}, UID: "u-1", ResourceVersion: "7",
-		LastApplied: recordDigest(&unstructured.Unstructured{Object: live}),
-		Patch:       Patch{Type: StrategicPatch, Data: []byte(`{"stringData":{"password":"new"}}`)}, Merged: merged,
+		LastApplied: recordDigest(&unstructured.Unstructured{Object: live}, testKey), DigestKey: testKey, DigestKeyID: testKey.ID(),
+		Patch: Patch{Type: StrategicPatch, Data: []byte(`{"stringData":{"password":"new"}}`)}, Merged: merged,
 		Changes: []Change{{Path: fieldpath.Fields("stringData", "password"), New: "new", Reason: SetByFile}}}
 }
 
@@ -29,7 +29,7 @@ func secretPatchItem() Item {
 // plan as made and after a round trip (values as digests); a change
 // elsewhere does not.
 func TestVerifySecretStringDataReadsData(t *testing.T) {
-	decoded, err := Decode(bytes.NewReader(encode(t, &Plan{Cluster: Cluster{Server: "s"}, Items: []Item{secretPatchItem()}})))
+	decoded, err := decodeKeyed(bytes.NewReader(encode(t, &Plan{Cluster: Cluster{Server: "s"}, Items: []Item{secretPatchItem()}})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestVerifySecretStringDataReadsData(t *testing.T) {
 // merged object keeps a digest of live's data (the file gives stringData)
 // is restored from the file: only what the patch sends must be given.
 func TestWithSecretValuesOfAPatchFromStringData(t *testing.T) {
-	decoded, err := Decode(bytes.NewReader(encode(t, &Plan{Cluster: Cluster{Server: "s"}, Items: []Item{secretPatchItem()}})))
+	decoded, err := decodeKeyed(bytes.NewReader(encode(t, &Plan{Cluster: Cluster{Server: "s"}, Items: []Item{secretPatchItem()}})))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,7 @@ type itemJSON struct {
 	UID             string          `json:"uid,omitempty"`
 	ResourceVersion string          `json:"resourceVersion,omitempty"`
 	LastApplied     string          `json:"lastApplied,omitempty"`
+	DigestKeyID     string          `json:"digestKey,omitempty"`
 	Patch           *patchJSON      `json:"patch,omitempty"`
 	Subresource     string          `json:"subresource,omitempty"`
 	ShareRecord     bool            `json:"shareRecord,omitempty"`
@@ -57,6 +58,14 @@ type itemJSON struct {
 	Warnings        []string        `json:"warnings,omitempty"`
 	DryRunResult    map[string]any  `json:"dryRunResult,omitempty"`
 	KeptLive        [][]elementJSON `json:"keptLive,omitempty"`
+	Replaced        []replacedJSON  `json:"replaced,omitempty"`
+}
+
+// replacedJSON is a value the patch replaces whole: its path, and the live
+// value (absent: live had none).
+type replacedJSON struct {
+	Path []elementJSON `json:"path"`
+	Live any           `json:"live,omitempty"`
 }
 
 // patchJSON holds the body as JSON, not base64: a reviewer reads it.
@@ -106,7 +115,8 @@ func toWire(p *Plan) (*document, error) {
 func itemToWire(it Item) (itemJSON, error) {
 	out := itemJSON{Action: it.Action, ID: it.ID, Source: it.Source, UID: it.UID,
 		ResourceVersion: it.ResourceVersion, LastApplied: it.LastApplied, Merged: it.Merged,
-		Warnings: it.Warnings, DryRunResult: it.DryRunResult, Subresource: it.Subresource, ShareRecord: it.ShareRecord}
+		Warnings: it.Warnings, DryRunResult: it.DryRunResult, Subresource: it.Subresource, ShareRecord: it.ShareRecord,
+		DigestKeyID: it.DigestKeyID}
 	if it.Patch.Type != "" || len(it.Patch.Data) > 0 {
 		out.Patch = &patchJSON{Type: it.Patch.Type, Data: it.Patch.Data}
 	}
@@ -123,6 +133,13 @@ func itemToWire(it Item) (itemJSON, error) {
 			return itemJSON{}, fmt.Errorf("the kept field %s: %w", p, err)
 		}
 		out.KeptLive = append(out.KeptLive, path)
+	}
+	for _, r := range it.Replaced {
+		path, err := pathToWire(r.Path)
+		if err != nil {
+			return itemJSON{}, fmt.Errorf("the replaced value of %s: %w", r.Path, err)
+		}
+		out.Replaced = append(out.Replaced, replacedJSON{Path: path, Live: r.Live})
 	}
 	return out, nil
 }
@@ -168,7 +185,8 @@ func fromWire(doc *document) (*Plan, error) {
 func itemFromWire(in itemJSON) (Item, error) {
 	it := Item{Action: in.Action, ID: in.ID, Source: in.Source, UID: in.UID,
 		ResourceVersion: in.ResourceVersion, LastApplied: in.LastApplied, Merged: in.Merged,
-		Warnings: in.Warnings, DryRunResult: in.DryRunResult, Subresource: in.Subresource, ShareRecord: in.ShareRecord}
+		Warnings: in.Warnings, DryRunResult: in.DryRunResult, Subresource: in.Subresource, ShareRecord: in.ShareRecord,
+		DigestKeyID: in.DigestKeyID}
 	if in.Patch != nil {
 		it.Patch = Patch{Type: in.Patch.Type, Data: compactJSON(in.Patch.Data)}
 	}
@@ -185,6 +203,16 @@ func itemFromWire(in itemJSON) (Item, error) {
 			return Item{}, fmt.Errorf("kept field %d: %w", j+1, err)
 		}
 		it.KeptLive = append(it.KeptLive, path)
+	}
+	for j, r := range in.Replaced {
+		path, err := pathFromWire(r.Path)
+		if err != nil {
+			return Item{}, fmt.Errorf("replaced value %d: %w", j+1, err)
+		}
+		if len(path) == 0 {
+			return Item{}, fmt.Errorf("replaced value %d has an empty path", j+1)
+		}
+		it.Replaced = append(it.Replaced, Replaced{Path: path, Live: r.Live})
 	}
 	return it, nil
 }
