@@ -30,7 +30,7 @@ data: {password: aHVudGVyMg==}
 `
 
 // TestSaveBackupWritesARestorableManifest: the saved copy of a Secret is
-// readable by its owner only, named after the object, holds its values,
+// readable by its owner only, named after the object, holds its keys without their values,
 // labels and annotations and none of what a create refuses or ignores,
 // and its path is told before anything else happens.
 func TestSaveBackupWritesARestorableManifest(t *testing.T) {
@@ -61,7 +61,7 @@ func TestSaveBackupWritesARestorableManifest(t *testing.T) {
 	}
 	want := `apiVersion: v1
 data:
-  password: aHVudGVyMg==
+  password: ""
 kind: Secret
 metadata:
   annotations:

@@ -76,7 +76,7 @@ func TestReplacedSecretValuesAreDigests(t *testing.T) {
 		"data":{"pw":"c2VjcmV0LXZhbHVlLVE5","other":"b3RoZXItWjc="}}`)
 	it := Item{Action: Update, ID: IDOf(live), UID: "u-1", ResourceVersion: "1",
 		Patch:    Patch{Type: StrategicPatch, Data: []byte(`{"data":null}`)},
-		Replaced: []Replaced{{Path: fieldpath.Fields("data"), Live: live.Object["data"]}}}
+		Replaced: []Replaced{{Path: fieldpath.Fields("data"), Live: live.Object["data"]}}}.KeyedBy(testKey, live)
 	doc := encode(t, &Plan{Cluster: Cluster{Server: "s"}, Items: []Item{it}})
 	for _, v := range []string{"c2VjcmV0LXZhbHVlLVE5", "secret-value-Q9", "b3RoZXItWjc="} {
 		if bytes.Contains(doc, []byte(v)) {
@@ -87,6 +87,7 @@ func TestReplacedSecretValuesAreDigests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.Items[0].DigestKey = testKey // as Execute gives it, read from the cluster
 	moved := live.DeepCopy()
 	moved.SetResourceVersion("2")
 	if _, err := p.Items[0].Verify(moved); err != nil {
