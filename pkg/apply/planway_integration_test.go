@@ -186,7 +186,7 @@ spec:
 		if err != nil {
 			t.Fatal(err)
 		}
-		events, err := applier.Execute(ctx, decoded, apply.ExecuteOptions{})
+		events, err := applier.Execute(ctx, decoded, apply.ExecuteOptions{Objects: loadInput(flags, load.Files{Filenames: []string{path}}, "")})
 		if err != nil {
 			t.Fatalf("execute: %v", err)
 		}
