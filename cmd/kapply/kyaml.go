@@ -14,6 +14,7 @@ import (
 	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/secretmask"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // objectPrinter is a new printer of the object format output ("yaml",
@@ -50,7 +51,7 @@ func viewLastApplied(live *unstructured.Unstructured, output string, k lastappli
 	}
 	var out bytes.Buffer
 	if err := objectPrinter(output).PrintObj(&runtime.Unknown{Raw: record}, &out); err != nil {
-		return nil, fmt.Errorf("converting the last-applied record of %s to KYAML: %w", live.GetName(), err)
+		return nil, fmt.Errorf("converting the last-applied record of %s to KYAML: %w", shown.Text(live.GetName()), err)
 	}
 	return out.Bytes(), nil
 }

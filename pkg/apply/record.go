@@ -14,6 +14,7 @@ import (
 	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // RecordResult is one object's write of its last-applied record alone (a
@@ -99,7 +100,7 @@ func planEdit(o *object, live *unstructured.Unstructured, before, edited []byte)
 		return RecordResult{}, err
 	}
 	if obj.GetKind() != live.GetKind() || obj.GetName() != live.GetName() {
-		return RecordResult{}, fmt.Errorf("the edited record names %s %q; kind and name must stay %s %q", obj.GetKind(), obj.GetName(), live.GetKind(), live.GetName())
+		return RecordResult{}, fmt.Errorf("the edited record names %s %q; kind and name must stay %s %q", shown.Text(obj.GetKind()), obj.GetName(), shown.Text(live.GetKind()), live.GetName())
 	}
 	record, err := lastapplied.SetRecord(obj, live, o.key)
 	if err != nil {

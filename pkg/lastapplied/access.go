@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // ErrNoRecord reports an object without a last-applied record, in kubectl's
@@ -74,7 +75,7 @@ func readRaw(live *unstructured.Unstructured) (string, map[string]any, error) {
 		return "", nil, err
 	}
 	if record == nil {
-		return "", nil, fmt.Errorf("%w: %s", ErrNoRecord, live.GetName())
+		return "", nil, fmt.Errorf("%w: %s", ErrNoRecord, shown.Text(live.GetName()))
 	}
 	if _, full := live.GetAnnotations()[Annotation]; full {
 		return Annotation, record, nil

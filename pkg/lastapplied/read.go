@@ -9,6 +9,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kapply/kapply/pkg/secretmask"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // Read returns the last-applied configuration recorded on a live object —
@@ -125,7 +126,7 @@ func rawRecord(live *unstructured.Unstructured) ([]byte, error) {
 	}
 	raw, ok := annotations[CompactAnnotation]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrNoRecord, live.GetName())
+		return nil, fmt.Errorf("%w: %s", ErrNoRecord, shown.Text(live.GetName()))
 	}
 	var record []byte
 	err := withCompactJSON(raw, live, func(data []byte) error {

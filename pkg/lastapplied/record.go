@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/secretmask"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // Annotation is the key kubectl stores the last-applied configuration under.
@@ -293,7 +294,7 @@ func redactedCopy(obj, live *unstructured.Unstructured, k DigestKey) (*unstructu
 		return obj, nil
 	}
 	if k.IsZero() && hasPlainValue(obj.Object) {
-		return nil, fmt.Errorf("recording Secret %s: %w", obj.GetName(), ErrNoDigestKey)
+		return nil, fmt.Errorf("recording Secret %s: %w", shown.Text(obj.GetName()), ErrNoDigestKey)
 	}
 	s, err := saltFor(obj.Object, live)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/pkg/secretmask"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // View returns live's last-applied record as `kubectl apply
@@ -34,13 +35,13 @@ func View(live *unstructured.Unstructured, format string, k DigestKey) ([]byte, 
 	case "yaml", "":
 		out, err := yaml.JSONToYAML(raw)
 		if err != nil {
-			return nil, fmt.Errorf("converting the last-applied record of %s to YAML: %w", live.GetName(), err)
+			return nil, fmt.Errorf("converting the last-applied record of %s to YAML: %w", shown.Text(live.GetName()), err)
 		}
 		return out, nil
 	case "json":
 		var buf bytes.Buffer
 		if err := json.Indent(&buf, raw, "", "  "); err != nil {
-			return nil, fmt.Errorf("indenting the last-applied record of %s: %w", live.GetName(), err)
+			return nil, fmt.Errorf("indenting the last-applied record of %s: %w", shown.Text(live.GetName()), err)
 		}
 		return buf.Bytes(), nil
 	}
@@ -57,7 +58,7 @@ func redactedView(raw []byte, live *unstructured.Unstructured, k DigestKey) ([]b
 	record := map[string]any{}
 	if err := utiljson.Unmarshal(raw, &record); err != nil {
 		// Never the error's text: it may quote the record.
-		return nil, fmt.Errorf("%w: the last-applied record of Secret %s is not a JSON object", ErrMalformed, live.GetName())
+		return nil, fmt.Errorf("%w: the last-applied record of Secret %s is not a JSON object", ErrMalformed, shown.Text(live.GetName()))
 	}
 	if !hasPlainValue(record) {
 		return raw, nil
@@ -68,7 +69,7 @@ func redactedView(raw []byte, live *unstructured.Unstructured, k DigestKey) ([]b
 	}
 	out, err := utiljson.Marshal(redactSecret(record, s, k))
 	if err != nil {
-		return nil, fmt.Errorf("encoding the last-applied record of %s: %w", live.GetName(), err)
+		return nil, fmt.Errorf("encoding the last-applied record of %s: %w", shown.Text(live.GetName()), err)
 	}
 	return append(out, '\n'), nil
 }
@@ -86,7 +87,7 @@ func SetRecord(obj, live *unstructured.Unstructured, k DigestKey) ([]byte, error
 	}
 	out, err := runtime.Encode(unstructured.UnstructuredJSONScheme, obj)
 	if err != nil {
-		return nil, fmt.Errorf("encoding the last-applied record of %s: %w", obj.GetName(), err)
+		return nil, fmt.Errorf("encoding the last-applied record of %s: %w", shown.Text(obj.GetName()), err)
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/schema"
 	"github.com/kapply/kapply/pkg/secretmask"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // Drift is what happened to an applied object since its last apply.
@@ -52,7 +53,7 @@ func FindDrift(live, file *unstructured.Unstructured, kind *schema.Kind, owners 
 		return nil, err
 	}
 	if record == nil {
-		return nil, fmt.Errorf("%w: %s", lastapplied.ErrNoRecord, live.GetName())
+		return nil, fmt.Errorf("%w: %s", lastapplied.ErrNoRecord, shown.Text(live.GetName()))
 	}
 	root := rootOf(kind)
 	d := &Drift{Changed: []ChangedField{}, Foreign: []OwnedField{}}
