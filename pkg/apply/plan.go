@@ -43,6 +43,8 @@ type PlanOptions struct {
 	// goroutines; the live object is not kept by the plan.
 	OnItem func(index int, it plan.Item, live *unstructured.Unstructured)
 	// StreamOnly keeps no item in the returned Plan: OnItem had them all.
+	// Such a plan is only shown (diff), never executed: it creates no
+	// Secret digest key (cluster.RunKey), writing nothing.
 	StreamOnly bool
 	// FileFromLive is Options.FileFromLive: kapply plan with ignore rules
 	// plans each existing object from the file apply --respect-ignore
@@ -111,6 +113,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 		sink.items = make([]*plan.Item, len(objects))
 	}
 	r.planning = sink
+	r.keys.readOnly = opts.StreamOnly
 	// The items hold what the plan needs of each object: the run keeps of
 	// its events only what happened (see Options.Lean).
 	r.opts.Lean = true
