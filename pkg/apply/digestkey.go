@@ -16,21 +16,25 @@ import (
 type runKeys struct {
 	once sync.Once
 	keys *cluster.DigestKeys
-	// readOnly runs (status, view) never create a key.
+	// readOnly runs (status, view, a plan only shown: diff) never
+	// create a key.
 	readOnly bool
 	// forPlans: the run makes a plan (Applier.Plan) or checks a saved one
 	// (Execute's second plan), whose Secret items carry digests.
 	forPlans bool
 }
 
-// keyMode: a plan creates a key it can, or works with one of its own
-// (executing the plan then refuses, naming the key); a dry run or a
-// read-only run creates none; a run that writes a record creates it.
+// keyMode: a read-only run (diff too: kubectl's diff writes nothing)
+// creates no key; a plan that may be executed creates a key it can, or
+// works with one of its own (executing the plan then refuses, naming the
+// key); a dry run creates none; a run that writes a record creates it.
 func (r *runner) keyMode() cluster.KeyMode {
 	switch {
+	case r.keys.readOnly:
+		return cluster.RunKey
 	case r.keys.forPlans:
 		return cluster.CreateKeyOrRunKey
-	case r.keys.readOnly || r.opts.DryRun != cluster.NoDryRun:
+	case r.opts.DryRun != cluster.NoDryRun:
 		return cluster.RunKey
 	}
 	return cluster.CreateKey

@@ -44,6 +44,8 @@ type PlanOptions struct {
 	// goroutines; the live object is not kept by the plan.
 	OnItem func(index int, it plan.Item, live *unstructured.Unstructured)
 	// StreamOnly keeps no item in the returned Plan: OnItem had them all.
+	// Such a plan is only shown (diff), never executed: it creates no
+	// Secret digest key (cluster.RunKey), writing nothing.
 	StreamOnly bool
 	// FileFromLive is Options.FileFromLive: kapply plan with ignore rules
 	// plans each existing object from the file apply --respect-ignore
@@ -134,6 +136,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 		sink.put(o, it)
 		return ev
 	}
+	r.keys.readOnly = opts.StreamOnly
 	// The items hold what the plan needs of each object: the run keeps of
 	// its events only what happened (see Options.Lean).
 	r.opts.Lean = true

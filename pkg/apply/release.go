@@ -3,6 +3,8 @@ package apply
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/util/sets"
+
 	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/ownership"
 )
@@ -31,8 +33,9 @@ func (a *Applier) Release(ctx context.Context, in Input, opts ReleaseOptions) ([
 			return Release{}, err
 		}
 		// The fields leave client-side apply's managedFields in the same
-		// write, or the next server-side apply's upgrade hands them over.
-		patch, err := ownership.Release(live, opts.Fields, clientSideManagers(live))
+		// write, or the next server-side apply's upgrade hands them over;
+		// and server-side apply's, or its next apply deletes them.
+		patch, err := ownership.Release(live, opts.Fields, clientSideManagers(live), serverSideManagers(opts.FieldManager))
 		if err != nil {
 			return Release{}, err
 		}
@@ -40,4 +43,16 @@ func (a *Applier) Release(ctx context.Context, in Input, opts ReleaseOptions) ([
 	}
 	return planThenWrite(ctx, a, in, opts.Namespace, opts.RecordWrite, plan,
 		func(r *Release) *RecordResult { return &r.RecordResult })
+}
+
+// serverSideManagers are the managers whose Apply entries a release takes
+// its fields out of: kubectl's server-side apply (kapply's default), the
+// legacy kapply, and the release's own field manager (that of an apply
+// --server-side --field-manager X).
+func serverSideManagers(fieldManager string) sets.Set[string] {
+	managers := sets.New(ServerSideFieldManager, LegacyFieldManager)
+	if fieldManager != "" {
+		managers.Insert(fieldManager)
+	}
+	return managers
 }

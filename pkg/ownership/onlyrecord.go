@@ -27,7 +27,7 @@ func OnlyRecord(entries []metav1.ManagedFieldsEntry, clientSide sets.Set[string]
 	}
 	keep := record.Union(recordAnnotations)
 	keep = keep.Union(ancestors(keep))
-	return restrictEntries(entries, clientSide, func(set *fieldpath.Set) *fieldpath.Set {
+	return restrictEntries(entries, metav1.ManagedFieldsOperationUpdate, clientSide, func(set *fieldpath.Set) *fieldpath.Set {
 		return set.Intersection(keep)
 	})
 }

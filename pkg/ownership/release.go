@@ -22,11 +22,14 @@ import (
 // managedFields entries of writers, client-side apply's managers (Update
 // entries of the main resource): left there, the CSA→SSA upgrade of the
 // next server-side apply (client-go's csaupgrade) would hand them to the
-// applier, which then deletes them when the file does not set them. No
+// applier, which then deletes them when the file does not set them. So
+// for the Apply entries of appliers (server-side apply's managers): an
+// object applied server-side keeps its applier's ownership in that
+// entry, and the next server-side apply without the field deletes it. No
 // value of the object changes, and the patch carries live's
 // resourceVersion: a change since live was read makes the server refuse
 // the whole write.
-func Release(live *unstructured.Unstructured, paths []kpath.Path, writers sets.Set[string]) ([]byte, error) {
+func Release(live *unstructured.Unstructured, paths []kpath.Path, writers, appliers sets.Set[string]) ([]byte, error) {
 	key, record, err := lastapplied.EditedRecord(live, func(record map[string]any) error {
 		for _, p := range paths {
 			if err := p.Remove(record); err != nil {
@@ -42,10 +45,18 @@ func Release(live *unstructured.Unstructured, paths []kpath.Path, writers sets.S
 	if rv := live.GetResourceVersion(); rv != "" {
 		metadata["resourceVersion"] = rv
 	}
-	entries, changed, err := WithoutFields(live.GetManagedFields(), writers, SMDSet(paths...))
+	fields := SMDSet(paths...)
+	entries, changed, err := WithoutFields(live.GetManagedFields(), writers, fields)
 	if err != nil {
 		return nil, err
 	}
+	entries, applied, err := restrictEntries(entries, metav1.ManagedFieldsOperationApply, appliers, func(set *fieldpath.Set) *fieldpath.Set {
+		return set.RecursiveDifference(fields)
+	})
+	if err != nil {
+		return nil, err
+	}
+	changed = changed || applied
 	if changed {
 		raw, err := EntriesJSON(entries)
 		if err != nil {
@@ -65,18 +76,18 @@ func Release(live *unstructured.Unstructured, paths []kpath.Path, writers sets.S
 // says whether any entry lost a field. An entry left owning nothing is
 // dropped, as the server drops it.
 func WithoutFields(entries []metav1.ManagedFieldsEntry, managers sets.Set[string], fields *fieldpath.Set) ([]metav1.ManagedFieldsEntry, bool, error) {
-	return restrictEntries(entries, managers, func(set *fieldpath.Set) *fieldpath.Set {
+	return restrictEntries(entries, metav1.ManagedFieldsOperationUpdate, managers, func(set *fieldpath.Set) *fieldpath.Set {
 		return set.RecursiveDifference(fields)
 	})
 }
 
-// restrictEntries replaces the set of each Update entry (main resource) of
+// restrictEntries replaces the set of each op entry (main resource) of
 // managers by keep of it; changed says whether any set shrank.
-func restrictEntries(entries []metav1.ManagedFieldsEntry, managers sets.Set[string], keep func(*fieldpath.Set) *fieldpath.Set) ([]metav1.ManagedFieldsEntry, bool, error) {
+func restrictEntries(entries []metav1.ManagedFieldsEntry, op metav1.ManagedFieldsOperationType, managers sets.Set[string], keep func(*fieldpath.Set) *fieldpath.Set) ([]metav1.ManagedFieldsEntry, bool, error) {
 	out := make([]metav1.ManagedFieldsEntry, 0, len(entries))
 	changed := false
 	for _, e := range entries {
-		if e.Operation != metav1.ManagedFieldsOperationUpdate || e.Subresource != "" || !managers.Has(e.Manager) {
+		if e.Operation != op || e.Subresource != "" || !managers.Has(e.Manager) {
 			out = append(out, e)
 			continue
 		}

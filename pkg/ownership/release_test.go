@@ -31,7 +31,7 @@ func TestReleaseTakesFieldsOutOfClientSideEntries(t *testing.T) {
 	})
 	paths := []kpath.Path{mustParse(t, "spec.replicas"), mustParse(t, "spec.template.spec.containers[name=web].resources")}
 
-	patch, err := Release(live, paths, sets.New("kubectl-client-side-apply"))
+	patch, err := Release(live, paths, sets.New("kubectl-client-side-apply"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
