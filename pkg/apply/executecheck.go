@@ -133,6 +133,9 @@ func (r *runner) checkItem(ctx context.Context, it plan.Item, c *planCheck) (*it
 	case it.Action == plan.Unchanged:
 		return check, "" // nothing is sent
 	}
+	if problem := unheldKept(sent.KeptLive, file, live); problem != "" {
+		return check, problem
+	}
 	return check, r.sameAsReplanned(ctx, sent, file, live, rv)
 }
 
