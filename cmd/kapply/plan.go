@@ -148,7 +148,10 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	// The plan keeps how its items are written (plan.Settings).
 	planOpts := apply.PlanOptions{Write: apply.WriteOptions{Namespace: namespace, EnforceNamespace: enforce,
 		FieldManager: opts.fieldManager, ServerSide: opts.serverSide, SecretRecord: secretRecord,
-		ForceConflicts: opts.force, FieldValidation: validation}}
+		ForceConflicts: opts.force, FieldValidation: validation},
+		// A server-side apply's changes are computed locally, without a
+		// request: Verify checks them on apply --plan.
+		LocalServerSide: opts.serverSide}
 	if opts.prune.enabled {
 		planOpts.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, All: opts.prune.all, Allowlist: opts.prune.allowlist}
 	}

@@ -186,5 +186,16 @@ func (r *runner) planLocalServerSide(o *object, live, body *unstructured.Unstruc
 	}
 	it.Merged, ev.Result = result.Object, result
 	ev.Outcome = writeOutcome(live, result, true, false)
+	if it.Subresource != "" {
+		return nil
+	}
+	// What the apply changes, as a server dry run's would say (kapply
+	// plan --server-side): Verify checks them, so that a move elsewhere
+	// since (a controller's status) does not refuse the item.
+	changes, err := serverSideChanges(body, live, result)
+	if err != nil {
+		return err
+	}
+	it.Changes, it.ChangesKnown = changes, true
 	return nil
 }

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -106,7 +107,7 @@ func (r *runner) planServerSide(o *object, live *unstructured.Unstructured) (pla
 	}
 	share := r.recordAsKubectl(body) && !r.redactsSecretRecord(o)
 	sent := body
-	if share || r.opts.FieldManager != ServerSideFieldManager || r.redactsSecretRecord(o) {
+	if share || r.serverSideManager() != ServerSideFieldManager || r.redactsSecretRecord(o) {
 		sent = withoutRecord(body)
 	}
 	it, err := plan.NewServerSide(sent, live, o.Source)
@@ -119,7 +120,7 @@ func (r *runner) planServerSide(o *object, live *unstructured.Unstructured) (pla
 		ev.Outcome = Created
 	}
 	if r.opts.localServerSide {
-		return it, ev, r.planLocalServerSide(o, live, withoutRecord(body), &it, &ev)
+		return it, ev, r.planLocalServerSide(o, live, sent, &it, &ev)
 	}
 	return it, ev, nil
 }
@@ -140,7 +141,7 @@ func (r *runner) planSubresource(o *object, live *unstructured.Unstructured) (pl
 // that fits uncompacted (the server knows only that one).
 func (r *runner) recordAsKubectl(body *unstructured.Unstructured) bool {
 	_, fits := body.GetAnnotations()[lastapplied.Annotation]
-	return fits && r.opts.FieldManager == ServerSideFieldManager
+	return fits && r.serverSideManager() == ServerSideFieldManager
 }
 
 // redactsSecretRecord reports a Secret whose record is to be redacted,
@@ -149,7 +150,7 @@ func (r *runner) recordAsKubectl(body *unstructured.Unstructured) bool {
 // patch carries no record then, and so drops the one client-side apply
 // wrote (kubectl's manager owns it once upgraded).
 func (r *runner) redactsSecretRecord(o *object) bool {
-	return r.opts.FieldManager == ServerSideFieldManager && r.opts.SecretRecord == lastapplied.RedactSecrets &&
+	return r.serverSideManager() == ServerSideFieldManager && r.opts.SecretRecord == lastapplied.RedactSecrets &&
 		secretmask.IsSecret(o.Obj.Object)
 }
 
@@ -181,6 +182,7 @@ func (r *runner) dryRunItem(ctx context.Context, o *object, it *plan.Item, ev *E
 		if it.Changes, err = serverSideChanges(body, live, written); err != nil {
 			return err
 		}
+		it.ChangesKnown = true
 	}
 	ev.Result = written
 	switch it.Action {
@@ -219,4 +221,12 @@ func (r *runner) dryRunnable(o *object, ev *Event) bool {
 	}
 	ev.Warnings = append(ev.Warnings, fmt.Sprintf("%s: no server dry run: the server does not serve %s yet (its CRD is in the files)", o.Ref(), gvk.Kind))
 	return false
+}
+
+// serverSideManager is the field manager of the run's server-side applies:
+// the caller's, or kubectl's. Execute runs with the plan's manager, empty
+// when the plan took kubectl's (managerOf chooses per item), and its
+// check plans each item again: it must choose as the plan did.
+func (r *runner) serverSideManager() string {
+	return cmp.Or(r.opts.FieldManager, ServerSideFieldManager)
 }

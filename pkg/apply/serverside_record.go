@@ -45,6 +45,18 @@ func (r *runner) applyAsKubectl(ctx context.Context, client dynamic.ResourceInte
 			}
 		}
 	}
+	if live != nil && hasRecord(live) {
+		// No resourceVersion precondition to an object that keeps the
+		// record: the API server copies the body of an apply under
+		// kubectl's manager into the record (its last-applied updater),
+		// precondition included, so the record would claim
+		// metadata.resourceVersion and change on every apply (a saved
+		// plan's re-apply of an unchanged object configured it each
+		// time). A writer between Execute's check and this write is
+		// answered by the server's field-ownership conflicts instead of a
+		// 409 (docs/plans.md).
+		rv = ""
+	}
 	applied, err := r.writeItem(ctx, client, o, it, rv, nil)
 	if err != nil {
 		return nil, err
@@ -112,4 +124,10 @@ func ownerNames(obj *unstructured.Unstructured) string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// hasRecord: obj carries kubectl's last-applied record.
+func hasRecord(obj *unstructured.Unstructured) bool {
+	_, has := obj.GetAnnotations()[lastapplied.Annotation]
+	return has
 }

@@ -96,6 +96,11 @@ type Item struct {
 	// DryRunResult is the server's answer to a dry run of the write, when
 	// one was asked for.
 	DryRunResult map[string]any
+	// ChangesKnown, for a server-side apply item, says its Changes are the
+	// whole answer (the server's dry run, or the apply computed locally):
+	// no change then means the apply changes nothing, and Verify checks
+	// the item by its changes when its object moved since.
+	ChangesKnown bool
 	// KeptLive are the fields a server-side apply body carries at their
 	// live values because ignore rules keep them as they are live (kapply
 	// plan with rules): Verify refuses the item when one of them moved

@@ -82,7 +82,7 @@ func (it Item) Verify(live *unstructured.Unstructured) (string, error) {
 		return it.ResourceVersion, nil
 	case it.Action == Prune || it.Action == Delete:
 		return refuse("resourceVersion %s, the plan's %s", live.GetResourceVersion(), it.ResourceVersion)
-	case it.Action == Apply && len(it.Changes) == 0 && it.DryRunResult == nil:
+	case it.Action == Apply && len(it.Changes) == 0 && it.DryRunResult == nil && !it.ChangesKnown:
 		// The server merges an apply body; without the plan's changes
 		// nothing says which live values it was approved against.
 		return refuse("resourceVersion %s, the plan's %s, and the plan records no changes of this server-side apply to check", live.GetResourceVersion(), it.ResourceVersion)

@@ -57,6 +57,7 @@ type itemJSON struct {
 	Changes         []changeJSON    `json:"changes,omitempty"`
 	Warnings        []string        `json:"warnings,omitempty"`
 	DryRunResult    map[string]any  `json:"dryRunResult,omitempty"`
+	ChangesKnown    bool            `json:"changesKnown,omitempty"`
 	KeptLive        [][]elementJSON `json:"keptLive,omitempty"`
 	Replaced        []replacedJSON  `json:"replaced,omitempty"`
 }
@@ -115,7 +116,7 @@ func toWire(p *Plan) (*document, error) {
 func itemToWire(it Item) (itemJSON, error) {
 	out := itemJSON{Action: it.Action, ID: it.ID, Source: it.Source, UID: it.UID,
 		ResourceVersion: it.ResourceVersion, LastApplied: it.LastApplied, Merged: it.Merged,
-		Warnings: it.Warnings, DryRunResult: it.DryRunResult, Subresource: it.Subresource, ShareRecord: it.ShareRecord,
+		Warnings: it.Warnings, DryRunResult: it.DryRunResult, ChangesKnown: it.ChangesKnown, Subresource: it.Subresource, ShareRecord: it.ShareRecord,
 		DigestKeyID: it.DigestKeyID}
 	if it.Patch.Type != "" || len(it.Patch.Data) > 0 {
 		out.Patch = &patchJSON{Type: it.Patch.Type, Data: it.Patch.Data}
@@ -185,7 +186,7 @@ func fromWire(doc *document) (*Plan, error) {
 func itemFromWire(in itemJSON) (Item, error) {
 	it := Item{Action: in.Action, ID: in.ID, Source: in.Source, UID: in.UID,
 		ResourceVersion: in.ResourceVersion, LastApplied: in.LastApplied, Merged: in.Merged,
-		Warnings: in.Warnings, DryRunResult: in.DryRunResult, Subresource: in.Subresource, ShareRecord: in.ShareRecord,
+		Warnings: in.Warnings, DryRunResult: in.DryRunResult, ChangesKnown: in.ChangesKnown, Subresource: in.Subresource, ShareRecord: in.ShareRecord,
 		DigestKeyID: in.DigestKeyID}
 	if in.Patch != nil {
 		it.Patch = Patch{Type: in.Patch.Type, Data: compactJSON(in.Patch.Data)}

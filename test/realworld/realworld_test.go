@@ -527,7 +527,8 @@ func (r *runner) compareFinal() {
 }
 
 // comparable is live without what differs between two creations of one
-// object: identity, versions, times, managedFields, allocated addresses.
+// object: identity, versions, times, managedFields, allocated addresses
+// and ports, a Job's UID in its selector and labels.
 func comparable(live *unstructured.Unstructured) map[string]any {
 	obj := live.DeepCopy().Object
 	for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"} {
@@ -544,6 +545,14 @@ func comparable(live *unstructured.Unstructured) map[string]any {
 				}
 			}
 			_ = unstructured.SetNestedSlice(obj, ports, "spec", "ports")
+		}
+		unstructured.RemoveNestedField(obj, "spec", "healthCheckNodePort")
+	}
+	if live.GetKind() == "Job" {
+		// The Job controller's selector names the Job's UID.
+		unstructured.RemoveNestedField(obj, "spec", "selector")
+		for _, label := range []string{"controller-uid", "batch.kubernetes.io/controller-uid"} {
+			unstructured.RemoveNestedField(obj, "spec", "template", "metadata", "labels", label)
 		}
 	}
 	return obj
