@@ -20,7 +20,7 @@ func Decode(r io.Reader) (*Plan, error) {
 // DecodeLimited reads a plan document item by item, refusing one of more
 // than maxBytes, of another apiVersion or kind, with an item whose
 // decoding would take more than a small multiple of its size (see
-// checkDecodeCost), with a field it does not know or twice, whose
+// decodeBudget), with a field it does not know or twice, whose
 // checksum does not match its content (edited by hand), or with an item
 // no run could have made. Every refusal wraps ErrInvalid.
 func DecodeLimited(r io.Reader, maxBytes int64) (*Plan, error) {
@@ -91,7 +91,8 @@ func startsAsObject(br *bufio.Reader) error {
 
 // docReader reads a plan document's tokens.
 type docReader struct {
-	dec *json.Decoder
+	dec    *json.Decoder
+	budget decodeBudget
 }
 
 // syntax is a refusal of what is not JSON.
@@ -133,7 +134,7 @@ func (d *docReader) raw(what string) ([]byte, error) {
 	if err := json.Compact(&b, raw); err != nil {
 		return nil, syntax(err)
 	}
-	if err := checkDecodeCost(b.Bytes()); err != nil {
+	if err := d.budget.spend(b.Bytes()); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return b.Bytes(), nil
