@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/kapply/kapply/pkg/lastapplied"
 )
 
 // Decode reads a plan document of at most MaxDocumentBytes.
@@ -235,6 +237,9 @@ func (d *docReader) items(p *Plan, sum *summer) error {
 			return fmt.Errorf("%w: item %d: %w", ErrInvalid, n, err)
 		}
 		it, err := itemFromWire(in)
+		if err == nil {
+			err = onlyDigests(it)
+		}
 		if err != nil {
 			return fmt.Errorf("%w: item %d (%s): %w", ErrInvalid, n, in.ID.id(), err)
 		}
@@ -270,6 +275,23 @@ func checkSum(recorded, computed, changed string) error {
 		return fmt.Errorf("%w: the document has no checksum", ErrInvalid)
 	case recorded != computed:
 		return fmt.Errorf("%w: the checksum does not match the content: %s", ErrInvalid, changed)
+	}
+	return nil
+}
+
+// onlyDigests refuses a Secret item holding a value that is not a digest:
+// Encode writes none (a plan file is read by more people than the
+// Secrets are), so one is an edit, and the plan could not be encoded
+// again. Redacting the item without a key finds any.
+func onlyDigests(it Item) error {
+	if !it.ID.isSecret() {
+		return nil
+	}
+	it.DigestKey = lastapplied.DigestKey{}
+	if _, err := redactItem(it); errors.Is(err, lastapplied.ErrNoDigestKey) {
+		return errors.New("a Secret item holds a value that is not a digest (a saved plan holds none in plain text)")
+	} else if err != nil {
+		return err
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func writePlan(w *bufio.Writer, p *Plan) (string, error) {
 		if it.ID.isSecret() {
 			var err error
 			if it, err = redactItem(it); err != nil {
-				return "", fmt.Errorf("redacting the values of item %d (%s): %w", i+1, it.ID, err)
+				return "", fmt.Errorf("redacting the values of item %d (%s): %w", i+1, p.Items[i].ID, err)
 			}
 		}
 		it = onWire(it)

@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -104,5 +105,19 @@ func TestChecksumSurvivesReformatting(t *testing.T) {
 		if _, _, err := DecodeAny(bytes.NewReader(sorted)); err != nil {
 			t.Errorf("%s, reindented with its keys sorted: %v", name, err)
 		}
+	}
+}
+
+// TestDecodeRefusesAPlainSecretValue: a Secret item whose value is not a
+// digest (edited in, the checksum made again) is refused: Encode writes
+// none, and could not encode the plan again (found by FuzzDecode).
+func TestDecodeRefusesAPlainSecretValue(t *testing.T) {
+	p, _ := secretPlan(t)
+	doc := reencode(t, encode(t, p), func(d map[string]any) {
+		item(d, 0)["patch"].(map[string]any)["data"].(map[string]any)["stringData"].(map[string]any)["word"] = "plain-text-1"
+	})
+	_, err := Decode(bytes.NewReader(doc))
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "item 1 (Secret/creds -n prod): a Secret item holds a value that is not a digest") {
+		t.Errorf("got %v", err)
 	}
 }
