@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -172,7 +173,8 @@ func TestSavedPlanOfBenchObjects(t *testing.T) {
 
 // BenchmarkDecodeBenchPlan10000 decodes a plan of 10,000 bench objects
 // and reports the file's bytes per item, its size against the YAML's, and
-// the peak of the heap while decoding (sampled every millisecond).
+// the peak of the heap while decoding (sampled every millisecond), and
+// while encoding it (beyond the plan itself) to a discarding writer.
 func BenchmarkDecodeBenchPlan10000(b *testing.B) {
 	p, yamlBytes := benchPlan(b, 10000)
 	var doc bytes.Buffer
@@ -180,6 +182,14 @@ func BenchmarkDecodeBenchPlan10000(b *testing.B) {
 		b.Fatal(err)
 	}
 	data := doc.Bytes()
+	runtime.GC()
+	var held runtime.MemStats
+	runtime.ReadMemStats(&held)
+	encodePeak := heapPeakDuring(func() {
+		if err := Encode(io.Discard, p); err != nil {
+			b.Fatal(err)
+		}
+	}) - held.HeapAlloc
 	p = nil
 	var peak uint64
 	for b.Loop() {
@@ -192,7 +202,8 @@ func BenchmarkDecodeBenchPlan10000(b *testing.B) {
 			}
 		})-base.HeapAlloc)
 	}
-	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(float64(peak)/(1<<20), "decode-peak-heap-MiB")
+	b.ReportMetric(float64(encodePeak)/(1<<20), "encode-peak-heap-MiB")
 	b.ReportMetric(float64(len(data))/10000, "file-bytes/item")
 	b.ReportMetric(float64(len(data))/float64(yamlBytes), "file/yaml")
 }
