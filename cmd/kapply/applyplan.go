@@ -311,6 +311,11 @@ func plannedValue(it plan.Item, path fieldpath.Path) any {
 			return v
 		}
 	}
+	// A field the plan keeps as live had it, in the object a saved plan
+	// holds (a Secret's: data under the stringData it writes).
+	if v, err := path.Lookup(it.Merged); it.Merged != nil && err == nil {
+		return v
+	}
 	return nil
 }
 

@@ -136,8 +136,12 @@ func TestFleetApplyPlanRefusesBadFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	editedData := bytes.Replace(data, []byte(`"context":"bf-b"`), []byte(`"context":"bf-c"`), 1)
+	if bytes.Equal(editedData, data) {
+		t.Fatalf("the PlanList names no context bf-b:\n%s", data)
+	}
 	files := writeFiles(t, map[string]string{
-		"edited.json":  string(bytes.Replace(data, []byte(`"context": "bf-b"`), []byte(`"context": "bf-c"`), 1)),
+		"edited.json":  string(editedData),
 		"garbage.json": "\x00\x01not a plan",
 	})
 	edited, garbage := filepath.Join(files, "edited.json"), filepath.Join(files, "garbage.json")

@@ -12,25 +12,35 @@ const (
 	decodedStringBytes    = 16
 )
 
-// maxDecodeFactor bounds the estimated memory of a plan document's
-// decoding, per byte of the document. A plan kapply writes (indented,
-// strings for the most part) estimates at a few times its size; a body of
-// nothing but tiny values ("[],[],..." or "0,0,...") at 30 to 60 times,
-// which made a 9 MB file hold 330 MB before its checksum was compared.
+// maxDecodeFactor bounds the estimated memory of decoding one value of a
+// plan document (an item, a header member), per byte of it, checked
+// before it is decoded. An item kapply writes (strings for the most part)
+// estimates at a few times its size; a body of nothing but tiny values
+// ("[],[],..." or "0,0,...") at 30 to 60 times, which made a 9 MB file
+// hold 330 MB before its checksum was compared.
 const maxDecodeFactor = 16
 
 // decodeCostFloor lets a small document through whatever its shape: its
 // decoding costs little in absolute terms.
 const decodeCostFloor = 16 << 20
 
-// checkDecodeCost refuses data, a syntactically valid JSON document, whose
-// decoding would cost more than maxDecodeFactor times its size (above
-// decodeCostFloor), before it is decoded: its checksum, computed from the
-// decoded content, cannot be compared first.
-func checkDecodeCost(data []byte) error {
-	cost := decodeCost(data)
-	if limit := max(int64(len(data))*maxDecodeFactor, decodeCostFloor); cost > limit {
-		return fmt.Errorf("%w: the document's %d bytes would take about %d MB to decode (the limit is %d times its size): refused unread", ErrInvalid, len(data), cost>>20, maxDecodeFactor)
+// decodeBudget is the estimated memory of decoding a document's values
+// read so far, against what their size allows: the bound holds for the
+// whole document (the items decoded are held until its checksum, after
+// the last, is compared), not only for each item.
+type decodeBudget struct {
+	size, cost int64
+}
+
+// spend refuses data, a syntactically valid JSON value (one item or member
+// of a document), when the values read so far with it would cost more to
+// decode than maxDecodeFactor times their size (above decodeCostFloor),
+// before it is decoded.
+func (b *decodeBudget) spend(data []byte) error {
+	b.size += int64(len(data))
+	b.cost += decodeCost(data)
+	if limit := max(b.size*maxDecodeFactor, decodeCostFloor); b.cost > limit {
+		return fmt.Errorf("%w: the document's %d bytes so far would take about %d MB to decode (the limit is %d times its size): refused unread", ErrInvalid, b.size, b.cost>>20, maxDecodeFactor)
 	}
 	return nil
 }

@@ -62,6 +62,35 @@ func TestDecodeRefusesACostlyBodyUnread(t *testing.T) {
 	}
 }
 
+// TestDecodeBoundsTheCostOfAllItems: items each cheap enough alone, but
+// costly together (their decoded values are held until the checksum after
+// the last), are refused before the document is decoded whole.
+func TestDecodeBoundsTheCostOfAllItems(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"apiVersion":"` + APIVersion + `","kind":"Plan","cluster":{"server":"https://x"},"items":[`)
+	for i := range 40 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"action":"patch","id":{"version":"v1","kind":"ConfigMap","name":"a` + strconv.Itoa(i) + `"},"merged":{"a":[`)
+		b.WriteString(strings.Repeat("[],", 100<<10/3))
+		b.WriteString("[]]}}")
+	}
+	b.WriteString(`],"checksum":"sha256:00"}`)
+	doc := b.Bytes()
+	if one := decodeCost(doc) / 40; one > decodeCostFloor {
+		t.Fatalf("an item alone estimates at %d MB, over the floor: it tests nothing", one>>20)
+	}
+	var err error
+	allocated := allocatedBy(func() { _, err = Decode(bytes.NewReader(doc)) })
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "to decode") {
+		t.Errorf("%v, want refused for what it would take to decode", err)
+	}
+	if limit := uint64(6 * len(doc)); allocated > limit {
+		t.Errorf("refusing %d bytes allocated %d MB, want at most %d MB", len(doc), allocated>>20, limit>>20)
+	}
+}
+
 // bigPlan is a plan of Deployment patches whose document is at least size
 // bytes.
 func bigPlan(t *testing.T, size int) []byte {

@@ -8,9 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
-
-	sigsjson "sigs.k8s.io/json"
 )
 
 // The document's format: a change of meaning gets a new version, and a
@@ -31,226 +30,166 @@ var ErrOlderVersion = errors.New("made by an older kapply: run kapply plan again
 
 // MaxDocumentBytes bounds a plan document Decode reads: 10,000 objects of
 // 10 KiB each, with their merged objects and changes, stay far below it,
-// and a document past it (a hostile or mistaken file) is refused before
-// any of it is decoded.
+// and a document past it (a hostile or mistaken file) is refused when
+// its reading reaches the limit.
 const MaxDocumentBytes = 512 << 20
 
 // ErrInvalid is the cause of every refusal of a plan document.
 var ErrInvalid = errors.New("invalid plan")
 
-// Encode writes p as a plan document: a Secret's values as digests (see
-// redact), a checksum over the content, indented for a reviewer. p is
-// not modified. An item that could not be decoded back is an error.
+// Encode writes p as a plan document, item by item as onWire keeps them:
+// a Secret's values as digests (see redact), one compact item a line,
+// and last a checksum over the content. p is not modified. An item that
+// could not be decoded back is an error, found before anything is
+// written.
 func Encode(w io.Writer, p *Plan) error {
-	doc, err := encodeDocument(p)
-	if err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if _, err := writePlan(bw, p); err != nil {
 		return err
 	}
-	return writeIndented(w, doc)
-}
-
-// encodeDocument is p's document, redacted, checked and summed.
-func encodeDocument(p *Plan) (*document, error) {
-	redacted, err := Redacted(p)
-	if err != nil {
-		return nil, err
-	}
-	if err := Check(redacted); err != nil {
-		return nil, err
-	}
-	doc, err := toWire(redacted)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the plan: %w", err)
-	}
-	if doc.Checksum, err = checksum(doc); err != nil {
-		return nil, err
-	}
-	return doc, nil
-}
-
-// writeIndented writes doc indented for a reviewer, newline-terminated.
-func writeIndented(w io.Writer, doc any) error {
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the plan: %w", err)
-	}
-	if _, err := w.Write(append(out, '\n')); err != nil {
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing the plan: %w", err)
 	}
 	return nil
 }
 
-// Decode reads a plan document of at most MaxDocumentBytes.
-func Decode(r io.Reader) (*Plan, error) {
-	return DecodeLimited(r, MaxDocumentBytes)
-}
-
-// DecodeLimited reads a plan document, refusing one of more than maxBytes,
-// of another apiVersion or kind, whose decoding would take more than a
-// small multiple of its size (see checkDecodeCost), with a field it does not know or twice,
-// whose checksum does not match its content (edited by hand), or with an
-// item no run could have made. Every refusal wraps ErrInvalid.
-func DecodeLimited(r io.Reader, maxBytes int64) (*Plan, error) {
-	p, set, err := DecodeAnyLimited(r, maxBytes)
-	if err != nil {
-		return nil, err
-	}
-	if set != nil {
-		return nil, fmt.Errorf("%w: the document is a %s of %d context(s) (kapply plan --contexts), not one cluster's plan: apply it with --contexts, or --context to run one of its plans", ErrInvalid, SetKind, len(set.Plans))
-	}
-	return p, nil
-}
-
-// DecodeAny reads a plan document of either kind, at most
-// MaxDocumentBytes: one cluster's Plan (set nil) or a PlanList of one plan
-// per context (p nil).
-func DecodeAny(r io.Reader) (p *Plan, set *Set, err error) {
-	return DecodeAnyLimited(r, MaxDocumentBytes)
-}
-
-// DecodeAnyLimited is DecodeAny refusing a document of more than
-// maxBytes, and whatever DecodeLimited refuses, in each plan of a list.
-func DecodeAnyLimited(r io.Reader, maxBytes int64) (*Plan, *Set, error) {
-	br := bufio.NewReader(io.LimitReader(r, maxBytes+1))
-	skipped, err := startsAsObject(br)
-	if err != nil {
-		return nil, nil, err
-	}
-	data, err := io.ReadAll(br)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading the plan: %w", err)
-	}
-	if skipped+int64(len(data)) > maxBytes {
-		return nil, nil, fmt.Errorf("%w: the document is larger than %d bytes", ErrInvalid, maxBytes)
-	}
-	kind, err := checkHeader(data)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := checkDecodeCost(data); err != nil {
-		return nil, nil, err
-	}
-	if kind == SetKind {
-		set, err := decodeSet(data)
-		return nil, set, err
-	}
-	var doc document
-	if err := unmarshalStrict(data, &doc); err != nil {
-		return nil, nil, err
-	}
-	p, err := decodeDocument(&doc)
-	return p, nil, err
-}
-
-// unmarshalStrict decodes data into v, refusing unknown and repeated
-// fields.
-func unmarshalStrict(data []byte, v any) error {
-	strict, err := sigsjson.UnmarshalStrict(data, v, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	if len(strict) > 0 {
-		return fmt.Errorf("%w: %w", ErrInvalid, errors.Join(strict...))
-	}
-	return nil
-}
-
-// decodeDocument checks doc's kind, checksum and items, and makes its
-// Plan.
-func decodeDocument(doc *document) (*Plan, error) {
-	if doc.APIVersion != APIVersion || doc.Kind != Kind {
-		return nil, fmt.Errorf("%w: apiVersion %q, kind %q is not %s, %s", ErrInvalid, doc.APIVersion, doc.Kind, APIVersion, Kind)
-	}
-	want, err := checksum(doc)
-	if err := checkSum(doc.Checksum, want, err, "the plan was changed after it was written (edited by hand?); make a new plan"); err != nil {
-		return nil, err
-	}
-	p, err := fromWire(doc)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
+// writePlan writes p's document, without a newline after it, and
+// returns its checksum.
+func writePlan(w *bufio.Writer, p *Plan) (string, error) {
 	if err := Check(p); err != nil {
-		return nil, err
+		return "", err
 	}
-	return p, nil
-}
-
-// startsAsObject refuses a document whose first byte after white space
-// is not a JSON object's "{" (a binary or YAML file given by mistake)
-// before it is read whole: reading it up to the size limit first held
-// over twice the limit in memory. An empty document is left to the
-// decoder's own error; the white space skipped counts toward the limit.
-func startsAsObject(br *bufio.Reader) (skipped int64, err error) {
-	for ; ; skipped++ {
-		b, err := br.ReadByte()
-		switch {
-		case errors.Is(err, io.EOF):
-			return skipped, nil
-		case err != nil:
-			return skipped, fmt.Errorf("reading the plan: %w", err)
-		case b == ' ' || b == '\t' || b == '\n' || b == '\r':
-			continue
-		case b != '{':
-			return skipped, fmt.Errorf("%w: not a JSON plan document: it starts with %q, not {", ErrInvalid, b)
+	out := newDocWriter(w)
+	c := p.Cluster
+	out.field("apiVersion", APIVersion)
+	out.field("kind", Kind)
+	out.field("cluster", clusterJSON{Context: c.Context, ID: c.ID, Server: c.Server, User: c.User})
+	if p.Settings != (Settings{}) {
+		out.field("settings", settingsToWire(p.Settings))
+	}
+	out.openList("items")
+	for i, it := range p.Items {
+		if it.ID.isSecret() {
+			var err error
+			if it, err = redactItem(it); err != nil {
+				return "", fmt.Errorf("redacting the values of item %d (%s): %w", i+1, p.Items[i].ID, err)
+			}
 		}
-		return skipped, br.UnreadByte()
+		it = onWire(it)
+		if err := checkItem(it); err != nil {
+			return "", fmt.Errorf("%w: item %d (%s) as saved: %w", ErrInvalid, i+1, it.ID, err)
+		}
+		out.element(itemToWire(it))
 	}
+	return out.close()
 }
 
-// checkHeader refuses another format before the whole document is
-// decoded, so that a plan of a later version gets "version X is not
-// supported" rather than a complaint about its first unknown field.
-func checkHeader(data []byte) (kind string, err error) {
-	var header struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-	}
-	if err := json.Unmarshal(data, &header); err != nil {
-		return "", fmt.Errorf("%w: not a JSON plan document: %w", ErrInvalid, err)
-	}
-	if header.Kind != Kind && header.Kind != SetKind {
-		return "", fmt.Errorf("%w: kind %q is not %q nor %q", ErrInvalid, header.Kind, Kind, SetKind)
-	}
-	if olderAPIVersions[header.APIVersion] {
-		return "", fmt.Errorf("%w: apiVersion %q: %w", ErrInvalid, header.APIVersion, ErrOlderVersion)
-	}
-	if header.APIVersion != APIVersion {
-		return "", fmt.Errorf("%w: apiVersion %q is not supported (this kapply reads %s)", ErrInvalid, header.APIVersion, APIVersion)
-	}
-	return header.Kind, nil
+// docWriter writes a document's members in order, each value compact,
+// summing them as a reader will (see summer); the first error stops it.
+type docWriter struct {
+	w     *bufio.Writer
+	sum   *summer
+	buf   bytes.Buffer
+	enc   *json.Encoder
+	first bool // no member written yet
+	count int  // elements of the open list
+	err   error
 }
 
-// checksum is a SHA-256 over the document's canonical content: its
-// compact JSON with the checksum empty (encoding/json writes fields in a
-// fixed order and map keys sorted, so equal content gives equal bytes,
-// however the document was indented).
-func checksum(doc *document) (string, error) {
-	c := *doc
-	c.Checksum = ""
-	return sumJSON(&c)
+func newDocWriter(w *bufio.Writer) *docWriter {
+	d := &docWriter{w: w, sum: newSummer(), first: true}
+	d.enc = json.NewEncoder(&d.buf) // escaping <, > and & as json.Marshal does
+	d.w.WriteByte('{')
+	return d
 }
 
-// sumJSON is the SHA-256 of v's compact JSON, as a checksum field says it.
-func sumJSON(v any) (string, error) {
-	var b bytes.Buffer
-	if err := json.NewEncoder(&b).Encode(v); err != nil {
-		return "", fmt.Errorf("computing the plan's checksum: %w", err)
+// compact is v's JSON, valid until the next call.
+func (d *docWriter) compact(v any) []byte {
+	d.buf.Reset()
+	if err := d.enc.Encode(v); err != nil && d.err == nil {
+		d.err = fmt.Errorf("encoding the plan: %w", err)
 	}
-	sum := sha256.Sum256(b.Bytes())
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	return bytes.TrimSuffix(d.buf.Bytes(), []byte{'\n'})
 }
 
-// checkSum compares a document's recorded checksum with the one computed
-// from its content (computeErr: the computation failed); changed says what a
-// mismatch means to the reader, for a plan or a list of plans.
-func checkSum(recorded, computed string, computeErr error, changed string) error {
-	switch {
-	case computeErr != nil:
-		return fmt.Errorf("%w: %w", ErrInvalid, computeErr)
-	case recorded == "":
-		return fmt.Errorf("%w: the document has no checksum", ErrInvalid)
-	case recorded != computed:
-		return fmt.Errorf("%w: the checksum does not match the content: %s", ErrInvalid, changed)
+func (d *docWriter) name(name string) {
+	if !d.first {
+		d.w.WriteByte(',')
 	}
-	return nil
+	d.first = false
+	d.w.WriteString(`"` + name + `":`)
+}
+
+// field writes one member and sums it.
+func (d *docWriter) field(name string, v any) []byte {
+	value := d.compact(v)
+	d.name(name)
+	d.w.Write(value)
+	d.sum.field(name, value)
+	return value
+}
+
+// openList starts the list member name, whose elements come one a line.
+func (d *docWriter) openList(name string) {
+	d.name(name)
+	d.w.WriteString("[\n")
+	d.sum.field(name, nil)
+}
+
+// element writes one element of the open list and sums it.
+func (d *docWriter) element(v any) {
+	value := d.compact(v)
+	d.write(value)
+}
+
+// write writes value, compact JSON, as an element of the open list.
+func (d *docWriter) write(value []byte) {
+	if d.count > 0 {
+		d.w.WriteString(",\n")
+	}
+	d.count++
+	d.w.Write(value)
+	d.sum.element(value)
+}
+
+// close ends the open list and the document with its checksum.
+func (d *docWriter) close() (string, error) {
+	if d.count > 0 {
+		d.w.WriteByte('\n')
+	}
+	d.w.WriteByte(']')
+	sum := d.sum.String()
+	d.name("checksum")
+	d.w.Write(d.compact(sum))
+	d.w.WriteByte('}')
+	return sum, d.err
+}
+
+// summer is a document's checksum: SHA-256 over its header's members
+// (name and compact value, in headerOrder whatever their order in the
+// document), the name of its list, and the SHA-256 of the list's elements,
+// each compact, in order. A reader sums the bytes as they come
+// (compacted: white space may change, nothing else), so nothing is
+// encoded twice, and compares after the document's end.
+type summer struct{ header, elements hash.Hash }
+
+func newSummer() *summer { return &summer{header: sha256.New(), elements: sha256.New()} }
+
+func (s *summer) field(name string, compact []byte) {
+	s.header.Write([]byte(name))
+	s.header.Write([]byte{0})
+	s.header.Write(compact)
+	s.header.Write([]byte{'\n'})
+}
+
+func (s *summer) element(compact []byte) {
+	s.elements.Write(compact)
+	s.elements.Write([]byte{'\n'})
+}
+
+func (s *summer) String() string {
+	all := sha256.New()
+	all.Write(s.header.Sum(nil))
+	all.Write(s.elements.Sum(nil))
+	return "sha256:" + hex.EncodeToString(all.Sum(nil))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,8 +16,8 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("decoding: %v\n%s", err, data)
 	}
-	if !reflect.DeepEqual(got, p) {
-		t.Errorf("round trip differs:\n got %#v\nwant %#v", got, p)
+	if want := saved(p); !reflect.DeepEqual(got, want) {
+		t.Errorf("round trip differs:\n got %#v\nwant %#v", got, want)
 	}
 	if again := encode(t, got); !bytes.Equal(again, data) {
 		t.Errorf("encoding the decoded plan gives other bytes:\n%s\n%s", again, data)
@@ -53,14 +54,21 @@ func TestDecodeRefusesHostileDocuments(t *testing.T) {
 		want string
 	}{
 		{"another apiVersion", bytes.Replace(good, []byte(`"kapply.dev/v1alpha2"`), []byte(`"kapply.dev/v2"`), 1), `apiVersion "kapply.dev/v2" is not supported`},
-		{"another kind", bytes.Replace(good, []byte(`"kind": "Plan"`), []byte(`"kind": "Plot"`), 1), `kind "Plot" is not "Plan"`},
+		{"another kind", bytes.Replace(good, []byte(`"kind":"Plan"`), []byte(`"kind":"Plot"`), 1), `kind "Plot" is not "Plan"`},
 		{"made by an older kapply", bytes.Replace(good, []byte(`"kapply.dev/v1alpha2"`), []byte(`"kapply.dev/v1alpha1"`), 1), "made by an older kapply: run kapply plan again"},
 		{"not JSON", []byte("apiVersion: kapply.dev/v1alpha2\nkind: Plan\n"), "not a JSON plan document"},
-		{"edited by hand", bytes.Replace(good, []byte(`"resourceVersion": "41"`), []byte(`"resourceVersion": "42"`), 1), "the checksum does not match"},
+		{"edited by hand", bytes.Replace(good, []byte(`"resourceVersion":"41"`), []byte(`"resourceVersion":"42"`), 1), "the checksum does not match"},
+		{"an item removed by hand", dropLine(good, 2), "the checksum does not match"},
+		{"an item moved by hand", swapLines(good, 1, 2), "the checksum does not match"},
+		{"a header field added after the items", bytes.Replace(good, []byte(`,"checksum"`), []byte(`,"settings":{"namespace":"x"},"checksum"`), 1), "the checksum does not match"},
+		{"a list of plans in a plan", bytes.Replace(good, []byte(`,"checksum"`), []byte(`,"plans":[],"checksum"`), 1), `unknown field "plans" in a Plan`},
+		{"something after the document", append(slices.Clone(good), []byte(`{}`)...), "something follows it"},
+		{"an item that is not an object", reencode(t, good, func(d map[string]any) { d["items"] = append(items(d), "x") }), "item 7: json: cannot unmarshal string"},
 		{"checksum removed", reencodeChecksum(t, good, ""), "has no checksum"},
 		{"checksum of other content", reencodeChecksum(t, good, "sha256:"+strings.Repeat("0", 64)), "the checksum does not match"},
 		{"unknown field", reencode(t, good, func(d map[string]any) { d["approvedBy"] = "me" }), `unknown field "approvedBy"`},
-		{"duplicated field", bytes.Replace(good, []byte(`"kind": "Plan",`), []byte(`"kind": "Plan", "kind": "Plan",`), 1), `duplicate field "kind"`},
+		{"duplicated field", bytes.Replace(good, []byte(`"kind":"Plan",`), []byte(`"kind":"Plan", "kind":"Plan",`), 1), `duplicate field "kind"`},
+		{"duplicated field of an item", bytes.Replace(good, []byte(`"action":"patch",`), []byte(`"action":"patch","action":"patch",`), 1), `duplicate field "action"`},
 		{"duplicated item", reencode(t, good, func(d map[string]any) { d["items"] = append(items(d), items(d)[0]) }), "item 7 (Deployment.apps/web -n prod) is item 1 again"},
 		{"patch without resourceVersion", reencode(t, good, func(d map[string]any) { delete(item(d, 0), "resourceVersion") }),
 			"item 1 (Deployment.apps/web -n prod): a patch item needs the live object's UID and resourceVersion"},
@@ -72,10 +80,15 @@ func TestDecodeRefusesHostileDocuments(t *testing.T) {
 			"item 3 (ConfigMap/old -n prod): a delete item sends no patch"},
 		{"patch of the wrong type", reencode(t, good, func(d map[string]any) { item(d, 0)["patch"].(map[string]any)["type"] = "apply" }),
 			"a patch item needs a patch of type strategic, merge or json"},
+		{"labels besides the merged object", reencode(t, good, func(d map[string]any) { item(d, 1)["labels"] = map[string]any{"a": "b"} }),
+			"item 2 (ConfigMap/cfg -n prod): an item holds its merged object or its labels, not both"},
+		{"labels of a delete", reencode(t, good, func(d map[string]any) { item(d, 2)["labels"] = map[string]any{"a": "b"} }),
+			"item 3 (ConfigMap/old -n prod): a delete item expects no object after it"},
 		{"unknown action", reencode(t, good, func(d map[string]any) { item(d, 3)["action"] = "replace" }), `item 4 (Namespace/prod): unknown action "replace"`},
 		{"unknown reason", reencode(t, good, func(d map[string]any) { change(d, 0, 0)["reason"] = "because" }), `change 1 has an unknown reason "because"`},
-		{"path step with two kinds", reencode(t, good, func(d map[string]any) { step(d, 0)["index"] = 1 }), "exactly one of field, keys, value, index"},
-		{"path step with empty keys", reencode(t, good, func(d map[string]any) { step(d, 0)["keys"] = []any{}; delete(step(d, 0), "field") }), "empty list of keys"},
+		{"path that does not parse", reencode(t, good, func(d map[string]any) { change(d, 0, 0)["path"] = "spec..paused" }), "change 1: invalid field path"},
+		{"path step with empty keys", reencode(t, good, func(d map[string]any) { change(d, 0, 0)["path"] = "spec.ports[]" }), "change 1: invalid field path"},
+		{"path as steps (an earlier layout)", reencode(t, good, func(d map[string]any) { change(d, 0, 0)["path"] = []any{map[string]any{"field": "spec"}} }), "item 1: json: cannot unmarshal array"},
 		{"no cluster", reencode(t, good, func(d map[string]any) { d["cluster"] = map[string]any{"server": ""} }), "names no cluster"},
 		// An item whose object is not the one its id names: a reviewer
 		// reads the id, the server would write the object.
@@ -143,7 +156,7 @@ func reencodeChecksum(t *testing.T, good []byte, sum string) []byte {
 }
 
 func checksumOf(t *testing.T, doc []byte) string {
-	i := bytes.Index(doc, []byte(`"sha256:`))
+	i := bytes.LastIndex(doc, []byte(`"sha256:`)) // last: item digests come first
 	if i < 0 {
 		t.Fatal("no checksum")
 	}
@@ -155,6 +168,17 @@ func item(d map[string]any, i int) map[string]any { return items(d)[i].(map[stri
 func change(d map[string]any, i, j int) map[string]any {
 	return item(d, i)["changes"].([]any)[j].(map[string]any)
 }
-func step(d map[string]any, i int) map[string]any {
-	return change(d, i, 0)["path"].([]any)[0].(map[string]any)
+
+// dropLine is doc without its line n (from 0): an item, one a line.
+func dropLine(doc []byte, n int) []byte {
+	lines := bytes.Split(doc, []byte("\n"))
+	return bytes.Join(slices.Delete(lines, n, n+1), []byte("\n"))
+}
+
+// swapLines is doc with items on lines i and j (from 0) swapped.
+func swapLines(doc []byte, i, j int) []byte {
+	lines := bytes.Split(bytes.Clone(doc), []byte("\n"))
+	a, b := bytes.TrimSuffix(lines[i], []byte(",")), bytes.TrimSuffix(lines[j], []byte(","))
+	lines[i], lines[j] = append(b, ','), append(a, ',')
+	return bytes.Join(lines, []byte("\n"))
 }

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -97,25 +96,11 @@ func encode(t testing.TB, p *Plan) []byte {
 // after the checksum can refuse.
 func reencode(t testing.TB, data []byte, fn func(doc map[string]any)) []byte {
 	t.Helper()
-	generic := map[string]any{}
-	if err := json.Unmarshal(data, &generic); err != nil {
-		t.Fatal(err)
+	generic, ok := genericDocument(data)
+	if !ok {
+		t.Fatalf("not a document: %s", data)
 	}
 	fn(generic)
-	raw, err := json.Marshal(generic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var known document
-	if err := json.Unmarshal(raw, &known); err != nil {
-		t.Fatal(err)
-	}
-	if generic["checksum"], err = checksum(&known); err != nil {
-		t.Fatal(err)
-	}
-	out, err := json.Marshal(generic)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, _ := resummed(generic)
 	return out
 }

@@ -2,12 +2,9 @@ package plan
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
-
-	sigsjson "sigs.k8s.io/json"
 )
 
 // FuzzDecode: any document is decoded or refused with ErrInvalid, never
@@ -62,15 +59,10 @@ func mustReencode(t *testing.T, p *Plan) *Plan {
 // withChecksum is data with the checksum of its content, when it has the
 // shape of a plan document.
 func withChecksum(data []byte) ([]byte, bool) {
-	var doc document
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &doc); err != nil {
+	doc, ok := genericDocument(data)
+	if !ok {
 		return nil, false
 	}
-	sum, err := checksum(&doc)
-	if err != nil {
-		return nil, false
-	}
-	doc.Checksum = sum
-	out, err := json.Marshal(doc)
-	return out, err == nil
+	out, _ := resummed(doc)
+	return out, true
 }

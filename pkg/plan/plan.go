@@ -88,9 +88,15 @@ type Item struct {
 	// the server does not rewrite it (the patch carries none).
 	ShareRecord bool
 	// Merged is the object the plan expects after the write; for a create,
-	// the object sent.
+	// the object sent. A decoded plan holds it only for a create and a
+	// Secret (see onWire): Execute plans the others again from the files.
 	Merged map[string]any
-	// Changes explain every field that differs between live and Merged.
+	// MergedLabels are Merged's labels where a decoded plan holds no
+	// Merged (a patch, unchanged or apply item of a saved plan): what
+	// Labels answers for it.
+	MergedLabels map[string]string
+	// Changes explain every field that differs between live and Merged
+	// (a decoded plan's: those that change; no kept-unmanaged ones).
 	Changes  []Change
 	Warnings []string
 	// DryRunResult is the server's answer to a dry run of the write, when

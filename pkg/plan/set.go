@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"slices"
@@ -47,65 +48,119 @@ func (s *Set) Contexts() []string {
 	return out
 }
 
-type setDocument struct {
-	APIVersion string         `json:"apiVersion"`
-	Kind       string         `json:"kind"`
-	Checksum   string         `json:"checksum"`
-	Plans      []setEntryJSON `json:"plans"`
-}
-
-type setEntryJSON struct {
-	Context string   `json:"context"`
-	Plan    document `json:"plan"`
-}
-
-// EncodeSet writes s as a PlanList document: each plan as Encode writes
-// it (Secret values as digests, its own checksum), and a checksum over
-// the whole, so that a plan removed, added or moved to another context
+// EncodeSet writes s as a PlanList document, plan by plan:
+//
+//	{"apiVersion":"kapply.dev/v1alpha2","kind":"PlanList","plans":[
+//	{"context":"a","plan":{...a Plan document...}},
+//	...
+//	],"checksum":"sha256:..."}
+//
+// each plan as Encode writes it (Secret values as digests, its own
+// checksum), and last a checksum over the contexts and the plans'
+// checksums, so that a plan removed, added or moved to another context
 // by hand is refused. s is not modified.
 func EncodeSet(w io.Writer, s *Set) error {
 	if err := checkSetContexts(s.Contexts()); err != nil {
 		return err
 	}
-	doc := &setDocument{APIVersion: APIVersion, Kind: SetKind, Plans: make([]setEntryJSON, len(s.Plans))}
+	for _, e := range s.Plans {
+		if err := Check(e.Plan); err != nil {
+			return fmt.Errorf("the plan of context %q: %w", e.Context, err)
+		}
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	out := newDocWriter(bw)
+	out.field("apiVersion", APIVersion)
+	out.field("kind", SetKind)
+	out.openList("plans")
 	for i, e := range s.Plans {
-		one, err := encodeDocument(e.Plan)
+		if i > 0 {
+			bw.WriteString(",\n")
+		}
+		out.count++
+		bw.WriteString(`{"context":`)
+		context := out.compact(e.Context)
+		bw.Write(context)
+		out.sum.element(context)
+		bw.WriteString(`,"plan":`)
+		sum, err := writePlan(bw, e.Plan)
 		if err != nil {
 			return fmt.Errorf("the plan of context %q: %w", e.Context, err)
 		}
-		doc.Plans[i] = setEntryJSON{Context: e.Context, Plan: *one}
+		out.sum.element([]byte(sum))
+		bw.WriteByte('}')
 	}
-	var err error
-	if doc.Checksum, err = setChecksum(doc); err != nil {
+	if _, err := out.close(); err != nil {
 		return err
 	}
-	return writeIndented(w, doc)
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing the plans: %w", err)
+	}
+	return nil
 }
 
-// decodeSet reads a PlanList document: its checksum, then each plan as
-// Decode reads one.
-func decodeSet(data []byte) (*Set, error) {
-	var doc setDocument
-	if err := unmarshalStrict(data, &doc); err != nil {
+// plans reads a PlanList's plans, each as Decode reads a plan, summing
+// each one's context and checksum.
+func (d *docReader) plans(sum *summer) (*Set, error) {
+	if err := d.delim('[', "plans"); err != nil {
 		return nil, err
 	}
-	want, err := setChecksum(&doc)
-	if err := checkSum(doc.Checksum, want, err, "the plans were changed after they were written (edited by hand?); make new plans"); err != nil {
-		return nil, err
-	}
-	set := &Set{Plans: make([]Entry, len(doc.Plans))}
-	for i := range doc.Plans {
-		e := &doc.Plans[i]
-		p, err := decodeDocument(&e.Plan)
+	set := &Set{}
+	for n := 1; d.dec.More(); n++ {
+		e, planSum, err := d.entry(n)
 		if err != nil {
-			return nil, fmt.Errorf("the plan of context %q: %w", e.Context, err)
+			return nil, err
 		}
-		set.Plans[i] = Entry{Context: e.Context, Plan: p}
+		sum.element(e.context)
+		sum.element([]byte(planSum))
+		set.Plans = append(set.Plans, Entry{Context: e.name, Plan: e.plan})
 	}
-	if err := checkSetContexts(set.Contexts()); err != nil {
-		return nil, err
+	return set, d.delim(']', "plans")
+}
+
+type entryRead struct {
+	context []byte // compact, as summed
+	name    string
+	plan    *Plan
+}
+
+// entry reads {"context":..., "plan":...}, in either order.
+func (d *docReader) entry(n int) (entryRead, string, error) {
+	var e entryRead
+	var planSum string
+	if err := d.delim('{', fmt.Sprintf("plan %d of the %s", n, SetKind)); err != nil {
+		return e, "", err
 	}
-	return set, nil
+	for d.dec.More() {
+		tok, err := d.dec.Token()
+		if err != nil {
+			return e, "", syntax(err)
+		}
+		switch name, _ := tok.(string); {
+		case name == "context" && e.context == nil:
+			if e.context, err = d.raw("a context"); err == nil {
+				err = unmarshalStrict(e.context, &e.name)
+			}
+		case name == "plan" && e.plan == nil:
+			if e.plan, _, planSum, err = d.object(true); err != nil && e.context != nil {
+				err = fmt.Errorf("the plan of context %q: %w", e.name, err)
+			} else if err != nil {
+				err = fmt.Errorf("plan %d of the %s: %w", n, SetKind, err)
+			}
+		case name == "context" || name == "plan":
+			err = fmt.Errorf("%w: duplicate field %q", ErrInvalid, name)
+		default:
+			err = fmt.Errorf("%w: unknown field %q", ErrInvalid, name)
+		}
+		if err != nil {
+			return e, "", err
+		}
+	}
+	if e.plan == nil || e.context == nil {
+		return e, "", fmt.Errorf("%w: plan %d of the %s needs a context and a plan", ErrInvalid, n, SetKind)
+	}
+	_, err := d.dec.Token()
+	return e, planSum, syntax(err)
 }
 
 // checkSetContexts refuses a set without plans, a plan without a context,
@@ -123,12 +178,4 @@ func checkSetContexts(contexts []string) error {
 		}
 	}
 	return nil
-}
-
-// setChecksum is checksum's for a PlanList: over its compact JSON with
-// its own checksum empty (the plans' checksums included).
-func setChecksum(doc *setDocument) (string, error) {
-	c := *doc
-	c.Checksum = ""
-	return sumJSON(&c)
 }

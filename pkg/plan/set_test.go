@@ -40,7 +40,7 @@ func TestSetRoundTrip(t *testing.T) {
 		t.Errorf("contexts %v", got.Contexts())
 	}
 	prod, ok := got.For("prod")
-	if !ok || !reflect.DeepEqual(prod, samplePlan(t)) {
+	if !ok || !reflect.DeepEqual(prod, saved(samplePlan(t))) {
 		t.Errorf("the prod plan differs after a round trip:\n%#v", prod)
 	}
 	if _, ok := got.For("us"); ok {
@@ -59,7 +59,7 @@ func TestSetRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if alone, err := Decode(bytes.NewReader(one)); err != nil || !reflect.DeepEqual(alone, samplePlan(t)) {
+	if alone, err := Decode(bytes.NewReader(one)); err != nil || !reflect.DeepEqual(alone, saved(samplePlan(t))) {
 		t.Errorf("one plan taken out: %v", err)
 	}
 }
@@ -69,7 +69,7 @@ func TestSetRoundTrip(t *testing.T) {
 func TestSetAndSinglePlanDecoders(t *testing.T) {
 	single := encode(t, samplePlan(t))
 	p, set, err := DecodeAny(bytes.NewReader(single))
-	if err != nil || set != nil || !reflect.DeepEqual(p, samplePlan(t)) {
+	if err != nil || set != nil || !reflect.DeepEqual(p, saved(samplePlan(t))) {
 		t.Fatalf("DecodeAny of one plan: %v %v", set, err)
 	}
 	_, err = Decode(bytes.NewReader(encodeSet(t, twoContexts(t))))
@@ -80,7 +80,7 @@ func TestSetAndSinglePlanDecoders(t *testing.T) {
 
 func TestDecodeSetRefusesHostileDocuments(t *testing.T) {
 	good := encodeSet(t, twoContexts(t))
-	swapped := bytes.Replace(bytes.Replace(good, []byte(`"context": "prod"`), []byte(`"context": "tmp"`), 1), []byte(`"context": "eu"`), []byte(`"context": "prod"`), 1)
+	swapped := bytes.Replace(bytes.Replace(good, []byte(`"context":"prod"`), []byte(`"context":"tmp"`), 1), []byte(`"context":"eu"`), []byte(`"context":"prod"`), 1)
 	cases := []struct {
 		name string
 		doc  []byte
@@ -135,26 +135,12 @@ func TestEncodeSetRefusesWhatDecodeWouldRefuse(t *testing.T) {
 // its new content, as a hand edit that knows the scheme would.
 func resumSet(t *testing.T, data []byte, fn func(map[string]any)) []byte {
 	t.Helper()
-	generic := map[string]any{}
-	if err := json.Unmarshal(data, &generic); err != nil {
-		t.Fatal(err)
+	generic, ok := genericDocument(data)
+	if !ok {
+		t.Fatalf("not a document: %s", data)
 	}
 	fn(generic)
-	raw, err := json.Marshal(generic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var known setDocument
-	if err := json.Unmarshal(raw, &known); err != nil {
-		t.Fatal(err)
-	}
-	if generic["checksum"], err = setChecksum(&known); err != nil {
-		t.Fatal(err)
-	}
-	out, err := json.Marshal(generic)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, _ := resummedList(generic)
 	return out
 }
 
@@ -199,22 +185,5 @@ func decodeSetAndReencode(t *testing.T, data []byte) {
 // withSetChecksums is data with each plan's checksum and the list's made
 // for its content, when it has the shape of a PlanList.
 func withSetChecksums(data []byte) ([]byte, bool) {
-	var doc setDocument
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, false
-	}
-	for i := range doc.Plans {
-		sum, err := checksum(&doc.Plans[i].Plan)
-		if err != nil {
-			return nil, false
-		}
-		doc.Plans[i].Plan.Checksum = sum
-	}
-	sum, err := setChecksum(&doc)
-	if err != nil {
-		return nil, false
-	}
-	doc.Checksum = sum
-	out, err := json.Marshal(doc)
-	return out, err == nil
+	return withChecksum(data)
 }

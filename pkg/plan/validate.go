@@ -112,8 +112,14 @@ func checkState(it Item) error {
 			return fmt.Errorf("a %s item needs the live object's UID and resourceVersion", it.Action)
 		}
 	}
-	if (it.Action == Prune || it.Action == Delete) && it.Merged != nil {
-		return fmt.Errorf("a %s item expects no object after it (merged must be empty)", it.Action)
+	if (it.Action == Prune || it.Action == Delete) && (it.Merged != nil || it.MergedLabels != nil) {
+		return fmt.Errorf("a %s item expects no object after it (merged and labels must be empty)", it.Action)
+	}
+	// A saved patch, unchanged or apply item holds its expected object's
+	// labels instead of the object (onWire): both would be two answers to
+	// Labels, which ApplySet membership reads.
+	if it.Merged != nil && it.MergedLabels != nil {
+		return fmt.Errorf("an item holds its merged object or its labels, not both")
 	}
 	return nil
 }

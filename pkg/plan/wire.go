@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-
-	sigsjson "sigs.k8s.io/json"
+	"maps"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
 )
@@ -13,200 +12,211 @@ import (
 // The document's shape. Plan and Item carry no JSON tags: the wire form
 // is its own set of types, so the Go API can change without changing
 // what saved plans mean, and each field's spelling is decided here.
+//
+// A document is written and read member by member (see encode.go):
+//
+//	{"apiVersion":"kapply.dev/v1alpha2","kind":"Plan","cluster":{...},"settings":{...},"items":[
+//	{"action":"patch","id":{...},...},
+//	...
+//	],"checksum":"sha256:..."}
+//
+// one item a line, compact, so a plan streams in and out item by item and
+// a reviewer reads it with jq or grep.
 
-type document struct {
-	APIVersion string       `json:"apiVersion"`
-	Kind       string       `json:"kind"`
-	Checksum   string       `json:"checksum"`
-	Cluster    clusterJSON  `json:"cluster"`
-	Settings   settingsJSON `json:"settings,omitzero"`
-	Items      []itemJSON   `json:"items"`
-}
+// Every object of the wire form has its fields in the order of their
+// names, as encoding/json writes a map's, so that the compact bytes the
+// checksum covers are the same after a reviewer's tool sorts keys or
+// reindents (jq -S, a decode into a map and back).
 
 // settingsJSON is Settings; every field optional (the zero value is
 // kubectl's way).
 type settingsJSON struct {
-	FieldManager      string `json:"fieldManager,omitempty"`
-	ServerSide        bool   `json:"serverSide,omitempty"`
-	ForceConflicts    bool   `json:"forceConflicts,omitempty"`
-	FieldValidation   string `json:"fieldValidation,omitempty"`
-	Namespace         string `json:"namespace,omitempty"`
 	ApplySet          string `json:"applySet,omitempty"`
+	FieldManager      string `json:"fieldManager,omitempty"`
+	FieldValidation   string `json:"fieldValidation,omitempty"`
+	ForceConflicts    bool   `json:"forceConflicts,omitempty"`
+	Namespace         string `json:"namespace,omitempty"`
 	PlainSecretRecord bool   `json:"plainSecretRecord,omitempty"`
+	ServerSide        bool   `json:"serverSide,omitempty"`
+}
+
+func settingsToWire(s Settings) settingsJSON {
+	return settingsJSON{ApplySet: s.ApplySet, FieldManager: s.FieldManager, FieldValidation: s.FieldValidation,
+		ForceConflicts: s.ForceConflicts, Namespace: s.Namespace, PlainSecretRecord: s.PlainSecretRecord, ServerSide: s.ServerSide}
+}
+
+func (s settingsJSON) settings() Settings {
+	return Settings{ApplySet: s.ApplySet, FieldManager: s.FieldManager, FieldValidation: s.FieldValidation,
+		ForceConflicts: s.ForceConflicts, Namespace: s.Namespace, PlainSecretRecord: s.PlainSecretRecord, ServerSide: s.ServerSide}
 }
 
 type clusterJSON struct {
-	Server  string `json:"server"`
 	Context string `json:"context,omitempty"`
-	User    string `json:"user,omitempty"`
 	ID      string `json:"id,omitempty"`
+	Server  string `json:"server"`
+	User    string `json:"user,omitempty"`
 }
 
+type idJSON struct {
+	Group     string `json:"group,omitempty"`
+	Kind      string `json:"kind"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	Version   string `json:"version"`
+}
+
+func (id idJSON) id() ID {
+	return ID{Group: id.Group, Version: id.Version, Kind: id.Kind, Namespace: id.Namespace, Name: id.Name}
+}
+
+// itemJSON is an item as onWire keeps it. Paths are fieldpath text
+// (Path.Text), which keeps typed key values and positions.
 type itemJSON struct {
-	Action          Action          `json:"action"`
-	ID              ID              `json:"id"`
-	Source          Source          `json:"source,omitzero"`
-	UID             string          `json:"uid,omitempty"`
-	ResourceVersion string          `json:"resourceVersion,omitempty"`
-	LastApplied     string          `json:"lastApplied,omitempty"`
-	DigestKeyID     string          `json:"digestKey,omitempty"`
-	Patch           *patchJSON      `json:"patch,omitempty"`
-	Subresource     string          `json:"subresource,omitempty"`
-	ShareRecord     bool            `json:"shareRecord,omitempty"`
-	Merged          map[string]any  `json:"merged,omitempty"`
-	Changes         []changeJSON    `json:"changes,omitempty"`
-	Warnings        []string        `json:"warnings,omitempty"`
-	DryRunResult    map[string]any  `json:"dryRunResult,omitempty"`
-	ChangesKnown    bool            `json:"changesKnown,omitempty"`
-	KeptLive        [][]elementJSON `json:"keptLive,omitempty"`
-	Replaced        []replacedJSON  `json:"replaced,omitempty"`
+	Action          Action            `json:"action"`
+	Changes         []changeJSON      `json:"changes,omitempty"`
+	ChangesKnown    bool              `json:"changesKnown,omitempty"`
+	DigestKeyID     string            `json:"digestKey,omitempty"`
+	DryRunResult    map[string]any    `json:"dryRunResult,omitempty"`
+	ID              idJSON            `json:"id"`
+	KeptLive        []string          `json:"keptLive,omitempty"`
+	Labels          map[string]string `json:"labels,omitempty"`
+	LastApplied     string            `json:"lastApplied,omitempty"`
+	Merged          map[string]any    `json:"merged,omitempty"`
+	Patch           *patchJSON        `json:"patch,omitempty"`
+	Replaced        []replacedJSON    `json:"replaced,omitempty"`
+	ResourceVersion string            `json:"resourceVersion,omitempty"`
+	ShareRecord     bool              `json:"shareRecord,omitempty"`
+	Source          Source            `json:"source,omitzero"`
+	Subresource     string            `json:"subresource,omitempty"`
+	UID             string            `json:"uid,omitempty"`
+	Warnings        []string          `json:"warnings,omitempty"`
 }
 
 // replacedJSON is a value the patch replaces whole: its path, and the live
 // value (absent: live had none).
 type replacedJSON struct {
-	Path []elementJSON `json:"path"`
-	Live any           `json:"live,omitempty"`
+	Live any    `json:"live,omitempty"`
+	Path string `json:"path"`
 }
 
 // patchJSON holds the body as JSON, not base64: a reviewer reads it.
 type patchJSON struct {
-	Type PatchType       `json:"type"`
 	Data json.RawMessage `json:"data"`
+	Type PatchType       `json:"type"`
 }
 
 type changeJSON struct {
-	Path   []elementJSON `json:"path"`
-	Old    any           `json:"old,omitempty"`
-	New    any           `json:"new,omitempty"`
-	Reason Reason        `json:"reason"`
-	Owners []string      `json:"owners,omitempty"`
+	New    any      `json:"new,omitempty"`
+	Old    any      `json:"old,omitempty"`
+	Owners []string `json:"owners,omitempty"`
+	Path   string   `json:"path"`
+	Reason Reason   `json:"reason"`
 }
 
-// elementJSON is one step of a path, exactly one of its fields set. A path
-// is kept step by step, not as its text: the text of a key holds its value
-// as text only (80 and "80" print alike), and Parse refuses positions.
-type elementJSON struct {
-	Field *string         `json:"field,omitempty"`
-	Keys  []keyJSON       `json:"keys,omitempty"`
-	Value json.RawMessage `json:"value,omitempty"`
-	Index *int            `json:"index,omitempty"`
-}
-
-type keyJSON struct {
-	Name  string `json:"name"`
-	Value any    `json:"value"`
-}
-
-func toWire(p *Plan) (*document, error) {
-	c := p.Cluster
-	doc := &document{APIVersion: APIVersion, Kind: Kind,
-		Cluster:  clusterJSON{Server: c.Server, Context: c.Context, User: c.User, ID: c.ID},
-		Settings: settingsJSON(p.Settings),
-		Items:    make([]itemJSON, len(p.Items))}
-	for i, it := range p.Items {
-		var err error
-		if doc.Items[i], err = itemToWire(it); err != nil {
-			return nil, fmt.Errorf("item %d (%s): %w", i+1, it.ID, err)
+// onWire is what a saved plan keeps of it, a planned item; a decoded plan
+// is made of such items, and onWire(decoded) is decoded. Dropped:
+//   - kept-unmanaged changes (Old == New: a live-only field that stays);
+//     every reader of changes skips them, and they listed every kept
+//     field (the whole managedFields) of every object.
+//   - Merged, but for a create (the object it sends, compared with the
+//     files' by apply --plan) and a Secret (its values' digests, which
+//     restoring and verifying read): apply --plan plans every other item
+//     again from the files and compares patches. Its labels stay
+//     (MergedLabels), for the ApplySet membership apply --plan checks.
+//   - what the server sets in a stored object's metadata (managedFields,
+//     creationTimestamp, generation, uid, resourceVersion: the item's
+//     own fields), but in a create's object, which is sent as it is.
+func onWire(it Item) Item {
+	if it.Changes != nil {
+		changes := make([]Change, 0, len(it.Changes))
+		for _, c := range it.Changes {
+			if c.Reason != KeptUnmanaged {
+				changes = append(changes, c)
+			}
 		}
+		if len(changes) == 0 {
+			changes = nil
+		}
+		it.Changes = changes
 	}
-	return doc, nil
+	switch {
+	case it.Merged == nil || it.Action == Create:
+	case it.ID.isSecret():
+		it.Merged = withoutServerMetadata(it.Merged)
+	default:
+		it.MergedLabels, it.Merged = labelsOf(it.Merged), nil
+	}
+	if it.DryRunResult != nil {
+		it.DryRunResult = withoutServerMetadata(it.DryRunResult)
+	}
+	return it
 }
 
-func itemToWire(it Item) (itemJSON, error) {
-	out := itemJSON{Action: it.Action, ID: it.ID, Source: it.Source, UID: it.UID,
-		ResourceVersion: it.ResourceVersion, LastApplied: it.LastApplied, Merged: it.Merged,
+// serverMetadata are the metadata fields the server sets that no reader
+// of a saved plan needs.
+var serverMetadata = []string{"managedFields", "creationTimestamp", "generation", "uid", "resourceVersion"}
+
+// withoutServerMetadata is obj without serverMetadata; obj is not
+// modified (only its top and metadata maps are copied).
+func withoutServerMetadata(obj map[string]any) map[string]any {
+	metadata, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return obj
+	}
+	trimmed := maps.Clone(metadata)
+	for _, f := range serverMetadata {
+		delete(trimmed, f)
+	}
+	out := maps.Clone(obj)
+	out["metadata"] = trimmed
+	return out
+}
+
+func itemToWire(it Item) itemJSON {
+	id := it.ID
+	out := itemJSON{Action: it.Action, ID: idJSON{Group: id.Group, Kind: id.Kind, Name: id.Name, Namespace: id.Namespace, Version: id.Version}, Source: it.Source, UID: it.UID,
+		ResourceVersion: it.ResourceVersion, LastApplied: it.LastApplied, Merged: it.Merged, Labels: it.MergedLabels,
 		Warnings: it.Warnings, DryRunResult: it.DryRunResult, ChangesKnown: it.ChangesKnown, Subresource: it.Subresource, ShareRecord: it.ShareRecord,
 		DigestKeyID: it.DigestKeyID}
 	if it.Patch.Type != "" || len(it.Patch.Data) > 0 {
 		out.Patch = &patchJSON{Type: it.Patch.Type, Data: it.Patch.Data}
 	}
 	for _, c := range it.Changes {
-		path, err := pathToWire(c.Path)
-		if err != nil {
-			return itemJSON{}, fmt.Errorf("the change of %s: %w", c.Path, err)
-		}
-		out.Changes = append(out.Changes, changeJSON{Path: path, Old: c.Old, New: c.New, Reason: c.Reason, Owners: c.Owners})
+		out.Changes = append(out.Changes, changeJSON{Path: c.Path.Text(), Old: c.Old, New: c.New, Reason: c.Reason, Owners: c.Owners})
 	}
 	for _, p := range it.KeptLive {
-		path, err := pathToWire(p)
-		if err != nil {
-			return itemJSON{}, fmt.Errorf("the kept field %s: %w", p, err)
-		}
-		out.KeptLive = append(out.KeptLive, path)
+		out.KeptLive = append(out.KeptLive, p.Text())
 	}
 	for _, r := range it.Replaced {
-		path, err := pathToWire(r.Path)
-		if err != nil {
-			return itemJSON{}, fmt.Errorf("the replaced value of %s: %w", r.Path, err)
-		}
-		out.Replaced = append(out.Replaced, replacedJSON{Path: path, Live: r.Live})
+		out.Replaced = append(out.Replaced, replacedJSON{Path: r.Path.Text(), Live: r.Live})
 	}
-	return out, nil
-}
-
-func pathToWire(p fieldpath.Path) ([]elementJSON, error) {
-	out := make([]elementJSON, len(p))
-	for i, e := range p {
-		switch {
-		case e.IsKey():
-			for _, kv := range e.Keys {
-				out[i].Keys = append(out[i].Keys, keyJSON{Name: kv.Name, Value: kv.Value})
-			}
-		case e.IsValue():
-			v, err := json.Marshal(e.Value)
-			if err != nil {
-				return nil, fmt.Errorf("encoding a value of its path: %w", err)
-			}
-			out[i].Value = v
-		case e.IsIndex():
-			out[i].Index = &e.Index
-		default:
-			out[i].Field = &e.Field
-		}
-	}
-	return out, nil
-}
-
-func fromWire(doc *document) (*Plan, error) {
-	c := doc.Cluster
-	p := &Plan{Cluster: Cluster{Server: c.Server, Context: c.Context, User: c.User, ID: c.ID}, Settings: Settings(doc.Settings)}
-	if len(doc.Items) > 0 {
-		p.Items = make([]Item, len(doc.Items))
-	}
-	for i, in := range doc.Items {
-		var err error
-		if p.Items[i], err = itemFromWire(in); err != nil {
-			return nil, fmt.Errorf("item %d (%s): %w", i+1, in.ID, err)
-		}
-	}
-	return p, nil
+	return out
 }
 
 func itemFromWire(in itemJSON) (Item, error) {
-	it := Item{Action: in.Action, ID: in.ID, Source: in.Source, UID: in.UID,
-		ResourceVersion: in.ResourceVersion, LastApplied: in.LastApplied, Merged: in.Merged,
+	it := Item{Action: in.Action, ID: in.ID.id(), Source: in.Source, UID: in.UID,
+		ResourceVersion: in.ResourceVersion, LastApplied: in.LastApplied, Merged: in.Merged, MergedLabels: in.Labels,
 		Warnings: in.Warnings, DryRunResult: in.DryRunResult, ChangesKnown: in.ChangesKnown, Subresource: in.Subresource, ShareRecord: in.ShareRecord,
 		DigestKeyID: in.DigestKeyID}
 	if in.Patch != nil {
 		it.Patch = Patch{Type: in.Patch.Type, Data: compactJSON(in.Patch.Data)}
 	}
 	for j, c := range in.Changes {
-		path, err := pathFromWire(c.Path)
+		path, err := fieldpath.ParseText(c.Path)
 		if err != nil {
 			return Item{}, fmt.Errorf("change %d: %w", j+1, err)
 		}
 		it.Changes = append(it.Changes, Change{Path: path, Old: c.Old, New: c.New, Reason: c.Reason, Owners: c.Owners})
 	}
 	for j, p := range in.KeptLive {
-		path, err := pathFromWire(p)
+		path, err := fieldpath.ParseText(p)
 		if err != nil {
 			return Item{}, fmt.Errorf("kept field %d: %w", j+1, err)
 		}
 		it.KeptLive = append(it.KeptLive, path)
 	}
 	for j, r := range in.Replaced {
-		path, err := pathFromWire(r.Path)
+		path, err := fieldpath.ParseText(r.Path)
 		if err != nil {
 			return Item{}, fmt.Errorf("replaced value %d: %w", j+1, err)
 		}
@@ -218,7 +228,7 @@ func itemFromWire(in itemJSON) (Item, error) {
 	return it, nil
 }
 
-// compactJSON undoes the document's indentation of a patch body, so a
+// compactJSON undoes a reviewer's reindentation of a patch body, so a
 // decoded patch is the bytes that were encoded.
 func compactJSON(data json.RawMessage) []byte {
 	var b bytes.Buffer
@@ -226,43 +236,4 @@ func compactJSON(data json.RawMessage) []byte {
 		return data
 	}
 	return b.Bytes()
-}
-
-func pathFromWire(in []elementJSON) (fieldpath.Path, error) {
-	path := make(fieldpath.Path, len(in))
-	for i, e := range in {
-		set := 0
-		for _, has := range []bool{e.Field != nil, e.Keys != nil, e.Value != nil, e.Index != nil} {
-			if has {
-				set++
-			}
-		}
-		if set != 1 {
-			return nil, fmt.Errorf("step %d of a path must have exactly one of field, keys, value, index", i+1)
-		}
-		switch {
-		case e.Field != nil:
-			path[i] = fieldpath.Field(*e.Field)
-		case e.Keys != nil && len(e.Keys) == 0:
-			return nil, fmt.Errorf("step %d of a path has an empty list of keys", i+1)
-		case e.Keys != nil:
-			kvs := make([]fieldpath.KeyValue, len(e.Keys))
-			for j, kv := range e.Keys {
-				kvs[j] = fieldpath.KeyValue{Name: kv.Name, Value: kv.Value}
-			}
-			path[i] = fieldpath.Key(kvs)
-		case e.Index != nil:
-			if *e.Index < 0 {
-				return nil, fmt.Errorf("step %d of a path has a negative index", i+1)
-			}
-			path[i] = fieldpath.Index(*e.Index)
-		default:
-			var v any
-			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(e.Value, &v); err != nil {
-				return nil, fmt.Errorf("step %d of a path: %w", i+1, err)
-			}
-			path[i] = fieldpath.Value(v)
-		}
-	}
-	return path, nil
 }
