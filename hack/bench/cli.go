@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -74,12 +77,13 @@ func newKubectl(ctx context.Context, name, kubeconfig, cacheDir string) (*cliToo
 		kubeconfig: kubeconfig, cacheDir: cacheDir}, nil
 }
 
-// verbFlags asks `BIN VERB --help` for apply and diff: a verb whose help
-// fails, or does not describe it, is missing; --parallel is passed where
-// the help lists it.
+// verbFlags asks `BIN VERB --help` for apply, diff and plan: a verb whose
+// help fails, or does not describe it, is missing; --parallel is passed
+// where the help lists it. apply --plan is there when apply's help lists
+// --plan and plan is there too.
 func verbFlags(ctx context.Context, bin string, parallel int) (map[string][]string, error) {
 	flags := map[string][]string{}
-	for _, verb := range []string{"apply", "diff"} {
+	for _, verb := range []string{"apply", "diff", "plan"} {
 		help, err := execute(ctx, bin, verb, "--help")
 		if err != nil {
 			return nil, fmt.Errorf("asking %s for its %s command: %w", bin, verb, err)
@@ -94,6 +98,12 @@ func verbFlags(ctx context.Context, bin string, parallel int) (map[string][]stri
 		if verb == "diff" && strings.Contains(help.stdout, "--dry-run") {
 			flags[diffLocal] = append(slices.Clone(flags[verb]), "--dry-run=client")
 		}
+		if verb == "apply" && strings.Contains(help.stdout, "--plan") {
+			flags[applyPlan] = slices.Clone(flags[verb])
+		}
+	}
+	if _, ok := flags["plan"]; !ok {
+		delete(flags, applyPlan)
 	}
 	return flags, nil
 }
@@ -105,32 +115,39 @@ func (t *cliTool) supports(p phase) bool {
 	return ok
 }
 
-func (t *cliTool) verb(p phase) string {
-	if p.diffs() {
+// verbOf is the kapply or kubectl command that runs the phase.
+func verbOf(p phase) string {
+	switch {
+	case p.diffs():
 		return "diff"
+	case p == phasePlan:
+		return "plan"
 	}
 	return "apply"
 }
 
 // flagsKey is the entry of cliTool.flags for the phase: its verb, or
-// diffLocal.
+// diffLocal, or applyPlan.
 func flagsKey(p phase) string {
-	if p == phaseDiffLocal {
+	switch p {
+	case phaseDiffLocal:
 		return diffLocal
+	case phaseApplyPlan:
+		return applyPlan
 	}
-	if p.diffs() {
-		return "diff"
-	}
-	return "apply"
+	return verbOf(p)
 }
 
-// diffLocal is the flags entry of a diff computed without the server (its
-// flags say how).
-const diffLocal = "diff (local)"
+// Flags entries that are not a verb of their own: a diff computed without
+// the server (its flags say how) and the execution of a saved plan.
+const (
+	diffLocal = "diff (local)"
+	applyPlan = "apply --plan"
+)
 
 func (t *cliTool) describe() string {
 	var verbs []string
-	for _, verb := range []string{"apply", "diff", diffLocal} {
+	for _, verb := range []string{"apply", "diff", diffLocal, "plan", applyPlan} {
 		if flags, ok := t.flags[verb]; ok {
 			verbs = append(verbs, strings.TrimSpace(verb+" "+strings.Join(flags, " ")))
 		} else {
@@ -141,18 +158,72 @@ func (t *cliTool) describe() string {
 }
 
 func (t *cliTool) run(ctx context.Context, p phase, dir string, want int) (outcome, error) {
-	args := []string{t.verb(p), "-f", dir, "-R", "--kubeconfig", t.kubeconfig, "--cache-dir", t.cacheDir}
+	args := []string{verbOf(p), "-f", dir, "-R", "--kubeconfig", t.kubeconfig, "--cache-dir", t.cacheDir}
+	switch p {
+	case phasePlan:
+		args = append(args, "-o", planFile(dir))
+	case phaseApplyPlan:
+		args = append(args, "--plan", planFile(dir))
+	}
 	res, err := execute(ctx, t.bin, append(args, t.flags[flagsKey(p)]...)...)
 	if err != nil {
 		return outcome{}, err
 	}
-	var summary string
-	if p.diffs() {
-		summary, err = checkDiff(res, want)
-	} else {
-		summary, err = checkApply(res, p.outcome(), want)
+	out := outcome{maxRSS: res.maxRSS}
+	switch {
+	case p.diffs():
+		out.summary, err = checkDiff(res, want)
+	case p == phasePlan:
+		if out.summary, err = checkPlan(res, want); err == nil {
+			out.planBytes, out.yamlBytes, err = planSizes(dir)
+			out.summary += fmt.Sprintf(", plan file %s, %.2fx the YAML's %s",
+				formatBytes(out.planBytes), float64(out.planBytes)/float64(out.yamlBytes), formatBytes(out.yamlBytes))
+		}
+	default:
+		out.summary, err = checkApply(res, p.outcome(), want)
 	}
-	return outcome{summary: summary, maxRSS: res.maxRSS}, err
+	return out, err
+}
+
+// planFile is where the plan phase saves the plan of the tree in dir:
+// beside the tree, not in it (apply -R would read it as a manifest).
+func planFile(dir string) string {
+	return filepath.Clean(dir) + ".plan.json"
+}
+
+// checkPlan wants exit status 0 and kapply plan's count line saying that
+// every object is to be patched (`Plan: 0 to create, 1000 to patch, 0
+// unchanged.`).
+func checkPlan(res result, want int) (string, error) {
+	line := fmt.Sprintf("Plan: 0 to create, %d to patch, 0 unchanged.", want)
+	if res.code != 0 || !slices.Contains(strings.Split(res.stdout, "\n"), line) {
+		return "", res.failure("want the line %q", line)
+	}
+	return fmt.Sprintf("%d to patch", want), nil
+}
+
+// planSizes are the bytes of the plan file of the tree in dir and of the
+// YAML files it was made from.
+func planSizes(dir string) (planBytes, yamlBytes int64, err error) {
+	info, err := os.Stat(planFile(dir))
+	if err != nil {
+		return 0, 0, fmt.Errorf("the plan file: %w", err)
+	}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		yamlBytes += fi.Size()
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("measuring the tree %s: %w", dir, err)
+	}
+	return info.Size(), yamlBytes, nil
 }
 
 // checkApply wants exit status 0 and every object reported with outcome,

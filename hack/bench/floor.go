@@ -53,7 +53,8 @@ func newFloor(cfg *rest.Config, parallel int) (*floor, error) {
 
 func (f *floor) name() string { return nameFloor }
 
-func (f *floor) supports(phase) bool { return true }
+// supports every phase but a saved plan's, which is kapply's own.
+func (f *floor) supports(p phase) bool { return !p.plans() }
 
 func (f *floor) describe() string {
 	return fmt.Sprintf("floor: client-go in process, %d workers, QPS %d, burst %d; "+

@@ -4,8 +4,9 @@
 // run it with `make bench` (flags through BENCH_FLAGS).
 //
 // Every tool gets its own tree and namespaces, and goes through the phases
-// create, noop (re-apply), update (every object changed) and diff (every
-// object differs). Each phase's outcome is checked: a benchmark of a failing
+// create, noop (re-apply), update (every object changed), diff and
+// diff-local (every object differs); kapply also through plan (the plan of
+// the diffs' tree saved to a file) and apply-plan (that file executed). Each phase's outcome is checked: a benchmark of a failing
 // command measures nothing, so any failure stops the run.
 package main
 
@@ -78,7 +79,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.out, "out", "", "also write the table as markdown to this file")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work folder (trees, kubeconfig) instead of removing it")
 	fs.StringVar(&cfg.writeTree, "write-tree", "", "only write a tree of -objects (Namespaces bench-0..) at -generation into this folder, for profiling by hand (the Widgets' CRD: -write-tree's crd.yaml)")
-	fs.IntVar(&cfg.generation, "generation", 0, "with -write-tree: the generation (0 create, 1 update, 2 diff)")
+	fs.IntVar(&cfg.generation, "generation", 0, "with -write-tree: the generation (0 create, 1 update, 2 diff and plan)")
 	fs.BoolVar(&cfg.fleet, "fleet", false, "measure kapply over many contexts on three servers instead (-contexts x -objects objects; make bench-fleet)")
 	fs.IntVar(&cfg.contexts, "contexts", 30, "with -fleet: the contexts, spread over the three servers")
 	fs.DurationVar(&cfg.latency, "latency", 0, "with -fleet: reach each server through a proxy that delays every chunk this long each way, as a remote cluster")

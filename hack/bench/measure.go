@@ -16,12 +16,19 @@ type results struct {
 	// rss are the peak resident set sizes, in bytes, of the tools that run
 	// as processes.
 	rss map[phase]map[string][]int64
+	// planFiles are the sizes of the plan files each tool saved, one per
+	// run.
+	planFiles map[string][]planSize
 }
+
+// planSize is the size of a plan file and of the YAML it was made from.
+type planSize struct{ plan, yaml int64 }
 
 // measure runs every phase of every run for every tool, interleaving the
 // tools phase by phase so that they see the cluster in the same state.
 func measure(ctx context.Context, cfg config, tools []tool, work string, stderr io.Writer) (*results, error) {
-	res := &results{times: map[phase]map[string][]time.Duration{}, rss: map[phase]map[string][]int64{}}
+	res := &results{times: map[phase]map[string][]time.Duration{}, rss: map[phase]map[string][]int64{},
+		planFiles: map[string][]planSize{}}
 	for _, t := range tools {
 		res.tools = append(res.tools, t.name())
 	}
@@ -59,7 +66,7 @@ func makeTrees(cfg config, tools []tool, work string, run int) ([]*tree, error) 
 func measurePhase(ctx context.Context, p phase, tools []tool, trees []*tree, want int, res *results, stderr io.Writer) error {
 	for i, t := range tools {
 		if !t.supports(p) {
-			logf(stderr, "%-7s %-6s skipped: not supported", t.name(), p)
+			logf(stderr, "%-11s %-10s skipped: not supported", t.name(), p)
 			continue
 		}
 		d, out, err := measureOne(ctx, t, p, trees[i], want, stderr)
@@ -67,6 +74,9 @@ func measurePhase(ctx context.Context, p phase, tools []tool, trees []*tree, wan
 			return err
 		}
 		res.add(p, t.name(), d, out.maxRSS)
+		if out.planBytes > 0 {
+			res.planFiles[t.name()] = append(res.planFiles[t.name()], planSize{plan: out.planBytes, yaml: out.yamlBytes})
+		}
 	}
 	return nil
 }
@@ -87,7 +97,7 @@ func measureOne(ctx context.Context, t tool, p phase, tr *tree, want int, stderr
 	if out.maxRSS > 0 {
 		rss = fmt.Sprintf(", peak RSS %s", formatRSS(out.maxRSS))
 	}
-	logf(stderr, "%-7s %-6s %8.2fs  %s%s", t.name(), p, elapsed.Seconds(), out.summary, rss)
+	logf(stderr, "%-11s %-10s %8.2fs  %s%s", t.name(), p, elapsed.Seconds(), out.summary, rss)
 	return elapsed, out, nil
 }
 

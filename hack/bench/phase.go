@@ -12,21 +12,36 @@ const (
 	// run: kapply diff --dry-run=client. kapp's diff is always computed
 	// locally (the same command as phaseDiff); kubectl diff has no such mode.
 	phaseDiffLocal phase = "diff-local"
+	// phasePlan saves the plan of the diff's tree (every object changed
+	// since update, nothing applied since): kapply plan -o FILE, a patch
+	// per object. kapply only, as phaseApplyPlan.
+	phasePlan phase = "plan"
+	// phaseApplyPlan executes that plan file on the same tree: kapply
+	// apply --plan FILE, every object configured. Its wall time and
+	// plan's, added, are compared with update's: the same number of
+	// objects, each changed once.
+	phaseApplyPlan phase = "apply-plan"
 )
 
+// allPhases is the order of the sequence: each phase finds the cluster as
+// the one before left it. The diffs change nothing, so plan and apply-plan
+// take the cluster from update's generation (1) to the diffs' (2).
 func allPhases() []phase {
-	return []phase{phaseCreate, phaseNoop, phaseUpdate, phaseDiff, phaseDiffLocal}
+	return []phase{phaseCreate, phaseNoop, phaseUpdate, phaseDiff, phaseDiffLocal, phasePlan, phaseApplyPlan}
 }
 
 // diffs tells the phases that only diff.
 func (p phase) diffs() bool { return p == phaseDiff || p == phaseDiffLocal }
+
+// plans tells the phases of a saved plan, which only kapply has.
+func (p phase) plans() bool { return p == phasePlan || p == phaseApplyPlan }
 
 // generation is the version of the tree the phase runs on.
 func (p phase) generation() int {
 	switch p {
 	case phaseUpdate:
 		return 1
-	case phaseDiff, phaseDiffLocal:
+	case phaseDiff, phaseDiffLocal, phasePlan, phaseApplyPlan:
 		return 2
 	default:
 		return 0

@@ -16,13 +16,15 @@ const (
 	targetVsFloor   = 1.3  // kapply/floor at most
 )
 
-// table is the report: notes, then one row per phase.
+// table is the report: notes, then one row per phase, then the lines on a
+// saved plan's cost (planTargets).
 type table struct {
 	notes   []string
 	columns []string
 	rows    [][]string
 	met     int
 	targets int
+	after   []string
 }
 
 func newTable(cfg config, res *results, notes []string) *table {
@@ -61,6 +63,13 @@ func newTable(cfg config, res *results, notes []string) *table {
 	}
 	t.notes = append(t.notes, fmt.Sprintf("targets: kubectl/kapply >= %gx, kapp/kapply >= %gx, kapply/floor <= %gx: %d of %d met",
 		targetVsKubectl, targetVsKapp, targetVsFloor, t.met, t.targets))
+	for _, tool := range res.tools {
+		lines, met, total := planTargets(res, tool)
+		if total > 0 {
+			t.after = append(t.after, lines...)
+			t.after = append(t.after, fmt.Sprintf("%s plan targets: %d of %d met", tool, met, total))
+		}
+	}
 	return t
 }
 
@@ -141,6 +150,12 @@ func (t *table) writeText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if len(t.after) > 0 {
+		fmt.Fprintln(&b)
+	}
+	for _, line := range t.after {
+		fmt.Fprintln(&b, line)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -158,6 +173,12 @@ func (t *table) markdown() string {
 	fmt.Fprintf(&b, "|%s\n", strings.Repeat("---|", len(t.columns)))
 	for _, row := range t.rows {
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+	}
+	if len(t.after) > 0 {
+		fmt.Fprintln(&b)
+	}
+	for _, line := range t.after {
+		fmt.Fprintf(&b, "- %s\n", line)
 	}
 	return b.String()
 }

@@ -23,10 +23,13 @@ type tool interface {
 
 // outcome is what a tool's run of a phase left: a short summary and, for a
 // separate process, its peak resident set size (0 when unknown: the floor
-// runs in the benchmark's process).
+// runs in the benchmark's process). A plan phase also reports the size of
+// the plan file and of the YAML tree it was made from.
 type outcome struct {
-	summary string
-	maxRSS  int64 // bytes
+	summary   string
+	maxRSS    int64 // bytes
+	planBytes int64
+	yamlBytes int64
 }
 
 // Tool names, also the table's columns in this order.
