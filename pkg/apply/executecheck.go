@@ -200,7 +200,7 @@ func (r *runner) sameAsReplanned(ctx context.Context, it plan.Item, file *object
 		}
 		return what + joinPaths(paths)
 	}
-	return ""
+	return unguarded(it, fresh)
 }
 
 // checkedPlan is checkPlan against the files and prune settings of opts.
