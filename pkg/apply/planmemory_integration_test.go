@@ -64,10 +64,11 @@ func measuredKapply(t *testing.T, bin string, args ...string) (int64, time.Durat
 // Peak RSS bounds of TestPlanAndApplyPlanMemoryBounded (5000 ConfigMaps
 // of 4 KB, a 20 MB input, every one patched; a 125 MB plan file in the
 // kapply.dev/v1alpha2 format of this commit, which keeps each item's
-// merged object and every kept field). Measured on 2 cores at load ~10:
-// plan 644-680 MiB; apply --plan 559 MiB with a GET per item and every
-// live object held until all were checked, 554 MiB with paged LISTs and
-// lean checks; plain apply of the same objects 217-261 MiB. The decoded
+// merged object and every kept field). Measured on 2 cores at load 3-10,
+// three runs each: plan 606-680 MiB; apply --plan 553-559 MiB with a GET
+// per item and every live object held until all were checked, 554-647
+// MiB with paged LISTs and lean checks (the spread is the GC's timing
+// against the decode); plain apply of the same objects 217-261 MiB. The decoded
 // plan sets both peaks (its 125 MB are read and decoded whole: GC traces
 // of apply --plan at 2000 objects peak at 166 MB live while decoding,
 // 90 MB of which stay for the run), so these bounds only catch a
