@@ -208,13 +208,21 @@ func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts a
 	}
 	// How the items are written is the plan's (plan.Settings); -l and
 	// --all say which prune items the run may delete.
-	events, err := applier.Execute(ctx, p, apply.ExecuteOptions{Cascade: cascade, Timeout: runOpts.Timeout, Objects: in,
-		PruneSelector: opts.selector, PruneAll: opts.prune.all})
+	execOpts := apply.ExecuteOptions{Cascade: cascade, Timeout: runOpts.Timeout, Objects: in,
+		PruneSelector: opts.selector, PruneAll: opts.prune.all}
+	// As apply: lines print as the items are done, and the run keeps no
+	// objects of them (ExecuteOptions.Lean).
+	lines := printer.stream(streams, nil)
+	if lines != nil {
+		execOpts.OnEvent, execOpts.Lean = lines.add, true
+	}
+	events, err := applier.Execute(ctx, p, execOpts)
+	printed := lines.close()
 	if err != nil && events == nil {
 		return runFailed(err)
 	}
 	tallyForFleet(ctx, events)
-	failed := printer.print(streams, events)
+	failed := printer.printRest(streams, events, printed)
 	printChangedSince(streams.ErrOut, p, events)
 	if err != nil {
 		return runFailed(err)

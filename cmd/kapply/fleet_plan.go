@@ -183,6 +183,11 @@ func (f *fleetFlags) reviewAcross(cmd *cobra.Command, getter *genericclioptions.
 		if opts.review.planFile == "" || f.enabled() || (getter.Context != nil && *getter.Context != "") {
 			return
 		}
+		// Only a PlanList is read here: one cluster's plan is read once,
+		// when the run loads it.
+		if kind, err := planDocumentKind(opts.review.planFile); err != nil || kind != plan.SetKind {
+			return
+		}
 		if _, set, err := readPlanDocument(opts.review.planFile); err == nil && set != nil {
 			read, f.planned = set, set.Contexts()
 		}

@@ -39,6 +39,13 @@ type ExecuteOptions struct {
 	// OnEvent, when set, is given each item's event as soon as it is
 	// final, with the item's place in the plan, from concurrent goroutines.
 	OnEvent func(index int, ev Event)
+	// Lean is Options.Lean for Execute, with OnEvent set: once OnEvent has
+	// an event, the run keeps it without its Plan, Live and Result but
+	// what identifies the object (unless it failed or has warnings); and
+	// of each item's live object, checked, only what its write needs. A
+	// plan of 10,000 items then holds the objects in flight, not every
+	// live object until the last is checked.
+	Lean bool
 }
 
 // settings are the run's: the plan's, and the run's own.
@@ -98,7 +105,8 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	if err != nil {
 		return nil, err
 	}
-	x := &execution{ctx: ctx, r: r, items: p.Items, secrets: secrets, checks: checks, events: make([]Event, len(p.Items)), onEvent: opts.OnEvent}
+	x := &execution{ctx: ctx, r: r, items: p.Items, secrets: secrets, checks: checks, events: make([]Event, len(p.Items)),
+		onEvent: opts.OnEvent, lean: opts.lean()}
 	for n, group := range itemGroups(p.Items) {
 		// The parent goes after the Namespaces: it may live in one of them.
 		if n == 1 {
@@ -127,6 +135,9 @@ func (x *execution) run(i int, report bool) {
 		check = x.checks[i]
 	}
 	x.events[i] = x.r.executeItem(x.ctx, x.items[i], x.secrets, check)
+	if x.checks != nil {
+		x.checks[i] = nil // written: what was read is let go
+	}
 	if report {
 		x.report(i)
 	}
@@ -138,6 +149,9 @@ func (x *execution) report(i int) {
 	x.events[i] = x.r.masked(x.events[i])
 	if x.onEvent != nil {
 		x.onEvent(i, x.events[i])
+		if x.lean {
+			x.events[i] = x.events[i].Lean()
+		}
 	}
 }
 
@@ -150,7 +164,9 @@ type execution struct {
 	checks  []*itemCheck
 	events  []Event
 	onEvent func(int, Event)
-	ctx     context.Context
+	// lean: an event OnEvent had is kept Lean.
+	lean bool
+	ctx  context.Context
 	// setErr is the failure to record the ApplySet after the run.
 	setErr error
 }
@@ -209,8 +225,11 @@ func (r *runner) fileSecrets(ctx context.Context, in Input) (map[plan.ID]*object
 var secretGVK = k8sschema.GroupVersionKind{Version: "v1", Kind: "Secret"}
 
 // objectOfItem is the object an item names, as a run handles it, mapped:
-// for a create or patch, the object the plan expects after the write.
-func (r *runner) objectOfItem(ctx context.Context, it plan.Item) (*object, error) {
+// for a create, the object it sends; for a patch, unchanged or apply item,
+// the files' object (file, nil when unknown) as plain apply's events carry
+// it — a decoded plan keeps no merged object for these — or else the
+// plan's merged object if it has one.
+func (r *runner) objectOfItem(ctx context.Context, it plan.Item, file *object) (*object, error) {
 	obj := &unstructured.Unstructured{Object: map[string]any{}}
 	obj.SetAPIVersion(k8sschema.GroupVersion{Group: it.ID.Group, Version: it.ID.Version}.String())
 	obj.SetKind(it.ID.Kind)
@@ -220,8 +239,15 @@ func (r *runner) objectOfItem(ctx context.Context, it plan.Item) (*object, error
 	if err := r.prepare(ctx, o); err != nil {
 		return o, err
 	}
-	// The plan's object, not modified (a plan may be executed twice at once).
-	if it.Merged != nil && it.Action != plan.Prune && it.Action != plan.Delete {
+	// The plan's or the files' object, not modified (a plan may be
+	// executed twice at once).
+	switch {
+	case it.Action == plan.Prune || it.Action == plan.Delete:
+	case it.Action == plan.Create && it.Merged != nil:
+		o.Obj = &unstructured.Unstructured{Object: it.Merged}
+	case file != nil:
+		o.Obj = file.Obj
+	case it.Merged != nil:
 		o.Obj = &unstructured.Unstructured{Object: it.Merged}
 	}
 	return o, nil
@@ -258,18 +284,28 @@ func (x *execution) awaitCRDs(ctx context.Context, places []int) {
 // digests when the files' Secret was not given.
 var errRedacted = errors.New("the plan keeps this Secret's values as digests, and the files' objects (ExecuteOptions.Objects) hold no such Secret: give the files the plan was made from, with the namespace it was made with")
 
-// executeItem writes the item as check read and verified it, or (nil
-// check) reads the item's object, verifies the item against it and writes
-// it; the server's warnings about its requests become the event's.
+// executeItem writes the item as check read and verified it, or (a
+// deferred check: a custom resource of a CRD the plan creates) reads the
+// item's object, verifies the item against it and writes it; the server's
+// warnings about its requests become the event's.
 func (r *runner) executeItem(ctx context.Context, it plan.Item, secrets map[plan.ID]*object, check *itemCheck) Event {
-	if check == nil {
-		o, err := r.objectOfItem(ctx, it)
+	if check == nil || check.deferred {
+		var file *object
+		if check != nil {
+			file = check.file
+		}
+		o, err := r.objectOfItem(ctx, it, file)
 		if err != nil {
 			return o.event(Event{Outcome: Failed, Err: errorOf(o, err)})
 		}
 		check = &itemCheck{o: o}
-		live, rv, sent, failed := r.readVerified(ctx, o, it, secrets)
-		check.live, check.rv, check.it, check.failed = live, rv, sent, failed
+		live, err := r.readLive(ctx, o)
+		if err != nil {
+			check.failed = readFailed(o, err)
+		} else {
+			check.live = live
+			check.rv, check.it, check.failed = r.verified(ctx, o, it, secrets, live)
+		}
 	}
 	o := check.o
 	ctx, sink := withWarningSink(ctx)
@@ -283,6 +319,7 @@ func (r *runner) executeItem(ctx context.Context, it plan.Item, secrets map[plan
 		if err != nil {
 			ev.Outcome, ev.Err, ev.Result = Failed, r.refusal(ctx, r.resource(o), o, check.it, err), nil
 		}
+		ev = r.unslimmed(ctx, o, check, ev)
 	}
 	ev.Warnings = append(append(append(ev.Warnings, it.Warnings...), check.warnings...), sink.warnings(o)...)
 	if ev.Err != nil {
@@ -291,33 +328,44 @@ func (r *runner) executeItem(ctx context.Context, it plan.Item, secrets map[plan
 	return ev
 }
 
-// readVerified reads the item's object and verifies the item against it:
-// the live object (nil: absent), the resourceVersion the write requires
-// and the item as it is sent (a Secret's values restored from the files);
-// or the failed event of an item that must not run.
-func (r *runner) readVerified(ctx context.Context, o *object, it plan.Item, secrets map[plan.ID]*object) (*unstructured.Unstructured, string, plan.Item, *Event) {
-	fail := func(err error, live *unstructured.Unstructured) (*unstructured.Unstructured, string, plan.Item, *Event) {
-		ev := o.event(Event{Outcome: Failed, Err: err, Live: live})
-		return live, "", it, &ev
-	}
-	client := r.resource(o)
-	live, err := r.get(ctx, client, o)
+// readLive reads o's live object (nil: absent).
+func (r *runner) readLive(ctx context.Context, o *object) (*unstructured.Unstructured, error) {
+	live, err := r.get(ctx, r.resource(o), o)
 	switch {
 	case apierrors.IsNotFound(err):
-		live = nil
+		return nil, nil
 	case err != nil:
-		return fail(fmt.Errorf("reading live object: %w", err), nil)
+		return nil, err
 	}
+	return live, nil
+}
+
+// readFailed is the event of an item whose object could not be read.
+func readFailed(o *object, err error) *Event {
+	ev := o.event(Event{Outcome: Failed, Err: fmt.Errorf("reading live object: %w", err)})
+	return &ev
+}
+
+// verified verifies the item against its live object (nil: absent): the
+// resourceVersion the write requires and the item as it is sent (a
+// Secret's values restored from the files); or the failed event of an item
+// that must not run.
+func (r *runner) verified(ctx context.Context, o *object, it plan.Item, secrets map[plan.ID]*object, live *unstructured.Unstructured) (string, plan.Item, *Event) {
+	fail := func(err error) (string, plan.Item, *Event) {
+		ev := o.event(Event{Outcome: Failed, Err: err, Live: live})
+		return "", it, &ev
+	}
+	var err error
 	if it, err = r.keyItem(ctx, it); err != nil {
-		return fail(err, live)
+		return fail(err)
 	}
 	rv, err := it.Verify(live)
 	if err != nil {
-		return fail(err, live)
+		return fail(err)
 	}
 	if it.HasRedactedValues() {
 		if it, err = r.withFileSecret(it, secrets, live); err != nil {
-			return fail(err, live)
+			return fail(err)
 		}
 		// The event's object holds the values the write sends, so that a
 		// server error quoting them is masked (as the file's object is
@@ -327,7 +375,7 @@ func (r *runner) readVerified(ctx context.Context, o *object, it plan.Item, secr
 			o.Obj = &unstructured.Unstructured{Object: it.Merged}
 		}
 	}
-	return live, rv, it, nil
+	return rv, it, nil
 }
 
 // withFileSecret puts the files' Secret values back into the item.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -49,8 +50,11 @@ func (e *TamperedError) Unwrap() error { return ErrTampered }
 // the live object and resourceVersion it was verified at and the item as
 // it is sent (a Secret's values restored) — or the event of an item that
 // fails alone (changed since the plan, unreadable). Execute writes from it
-// without reading the object again. A nil itemCheck is an item read when
-// it runs: a custom resource of a CRD the plan creates.
+// without reading the object again. A deferred itemCheck is an item read
+// when it runs: a custom resource of a CRD the plan creates.
+//
+// Of live it holds only what the write needs (see hold): checked, an
+// item's live object is let go unless its write or its event needs it.
 type itemCheck struct {
 	o        *object
 	live     *unstructured.Unstructured
@@ -58,10 +62,19 @@ type itemCheck struct {
 	it       plan.Item
 	failed   *Event
 	warnings []string
+	// deferred: read when it runs, from file (its namespace settled).
+	deferred bool
+	file     *object
+	// slim: live is cut to what identifies it and its resourceVersion;
+	// content is the digest of what the patch's outcome is told by (see
+	// contentDigest), for a patch item.
+	slim    bool
+	content []byte
 }
 
 // planCheck is what items are checked against: the files' objects, the
-// kinds the plan's CRDs define, and what the plan may prune.
+// kinds the plan's CRDs define, and what the plan may prune; lean says
+// the run keeps no event's objects (ExecuteOptions.Lean).
 type planCheck struct {
 	files    *fileIndex
 	defined  map[k8sschema.GroupKind]bool
@@ -69,6 +82,7 @@ type planCheck struct {
 	set      *prune.Set
 	selector labels.Selector
 	all      bool
+	lean     bool
 }
 
 // checkPlan reads and verifies every item's object (plan.Item.Verify), and
@@ -78,19 +92,35 @@ type planCheck struct {
 // plan's. A prune or delete item must name an object the files do not
 // declare, that is a member of the plan's ApplySet (or matches its prune
 // selector). Any other outcome refuses the whole run (a *TamperedError).
-// The objects are read once: the writes use what was read here.
+// The objects are read once, as Apply reads them (readItems: a LIST per
+// resource and namespace holding enough of them, a GET for the others):
+// the writes use what was read here, and of it only what they need.
 func (r *runner) checkPlan(ctx context.Context, p *plan.Plan, c *planCheck) ([]*itemCheck, error) {
 	// The second plan sends nothing (see planObject); its Secret items get
 	// their keys as a plan's do.
 	r.keys.forPlans = true
 	checks := make([]*itemCheck, len(p.Items))
 	problems := make([]string, len(p.Items))
+	objects := make([]*object, len(p.Items))
+	files := make([]*object, len(p.Items))
 	all := make([]int, len(p.Items))
 	for i := range all {
 		all[i] = i
 	}
+	var mu sync.Mutex
+	var read []int
 	forEachLimit(each(all), r.opts.Parallel, func(i int) {
-		checks[i], problems[i] = r.checkItem(ctx, p.Items[i], c)
+		var o *object
+		checks[i], problems[i], o, files[i] = r.mapItem(ctx, p.Items[i], c)
+		if o != nil {
+			objects[i] = o
+			mu.Lock()
+			read = append(read, i)
+			mu.Unlock()
+		}
+	})
+	r.readItems(ctx, objects, read, func(i int, live *unstructured.Unstructured, err error) {
+		checks[i], problems[i] = r.checkItem(ctx, p.Items[i], c, objects[i], files[i], live, err)
 	})
 	var refused []TamperedItem
 	for i, problem := range problems {
@@ -104,39 +134,55 @@ func (r *runner) checkPlan(ctx context.Context, p *plan.Plan, c *planCheck) ([]*
 	return checks, nil
 }
 
-// checkItem checks one item; the string is why the run is refused.
-func (r *runner) checkItem(ctx context.Context, it plan.Item, c *planCheck) (*itemCheck, string) {
+// mapItem finds the item's file and maps its object: the object to read
+// and the file, or what checking it found already (a check, or why the
+// run is refused).
+func (r *runner) mapItem(ctx context.Context, it plan.Item, c *planCheck) (*itemCheck, string, *object, *object) {
 	removal := it.Action == plan.Prune || it.Action == plan.Delete
 	file, problem := c.files.declares(it, removal)
 	if problem != "" {
-		return nil, problem
+		return nil, problem, nil, nil
 	}
-	o, err := r.objectOfItem(ctx, it)
+	o, err := r.objectOfItem(ctx, it, file)
 	if err != nil && !removal && c.defined[k8sschema.GroupKind{Group: it.ID.Group, Kind: it.ID.Kind}] {
 		// Its kind is served once the plan's CRD is established: nothing
 		// of it exists yet. It is re-planned as absent, and read when it
 		// runs.
-		return nil, r.sameAsReplanned(ctx, it, file.inNamespace(it.ID.Namespace), nil, "")
+		settled := file.inNamespace(it.ID.Namespace)
+		return &itemCheck{deferred: true, file: settled}, r.sameAsReplanned(ctx, it, settled, nil, ""), nil, nil
 	}
 	if err != nil {
-		return &itemCheck{o: o, failed: &Event{Outcome: Failed, Err: err, Object: o.Obj, Source: o.Source}}, ""
+		return &itemCheck{o: o, failed: &Event{Outcome: Failed, Err: err, Object: o.Obj, Source: o.Source}}, "", nil, nil
+	}
+	return nil, "", o, file
+}
+
+// checkItem checks one item against its live object as read (nil:
+// absent; readErr: unreadable); the string is why the run is refused.
+func (r *runner) checkItem(ctx context.Context, it plan.Item, c *planCheck, o, file *object, live *unstructured.Unstructured, readErr error) (*itemCheck, string) {
+	if readErr != nil {
+		// Unreadable: this item fails alone.
+		return &itemCheck{o: o, failed: readFailed(o, readErr)}, ""
 	}
 	ctx, sink := withWarningSink(ctx)
-	live, rv, sent, failed := r.readVerified(ctx, o, it, c.secrets)
+	rv, sent, failed := r.verified(ctx, o, it, c.secrets, live)
 	check := &itemCheck{o: o, live: live, rv: rv, it: sent, failed: failed, warnings: sink.warnings(o)}
 	switch {
 	case failed != nil:
-		// Changed since the plan, or unreadable: this item fails alone.
+		// Changed since the plan: this item fails alone.
 		return check, ""
-	case removal:
+	case it.Action == plan.Prune || it.Action == plan.Delete:
 		return check, c.removable(live)
 	case it.Action == plan.Unchanged:
+		check.hold(c.lean)
 		return check, "" // nothing is sent
 	}
-	if problem := unheldKept(sent.KeptLive, file, live); problem != "" {
-		return check, problem
+	problem := unheldKept(sent.KeptLive, file, live)
+	if problem == "" {
+		problem = r.sameAsReplanned(ctx, sent, file, live, rv)
 	}
-	return check, r.sameAsReplanned(ctx, sent, file, live, rv)
+	check.hold(c.lean)
+	return check, problem
 }
 
 // removable says why a verified prune or delete item's live object is not
@@ -204,9 +250,6 @@ func (r *runner) sameAsReplanned(ctx context.Context, it plan.Item, file *object
 }
 
 // checkedPlan is checkPlan against the files and prune settings of opts.
-// An Apply that executes the plan it just made from the same objects can
-// leave it out (nil checks: each item is read as it runs), since
-// a second plan would double its CPU.
 func (r *runner) checkedPlan(ctx context.Context, p *plan.Plan, opts ExecuteOptions, secrets map[plan.ID]*object, set *prune.Set) ([]*itemCheck, error) {
 	files, err := r.indexFiles(ctx, opts.Objects)
 	if err != nil {
@@ -219,5 +262,6 @@ func (r *runner) checkedPlan(ctx context.Context, p *plan.Plan, opts ExecuteOpti
 			return nil, fmt.Errorf("parsing the prune selector %q: %w", opts.PruneSelector, err)
 		}
 	}
-	return r.checkPlan(ctx, p, &planCheck{files: files, defined: definedByPlan(p), secrets: secrets, set: set, selector: selector, all: opts.PruneAll})
+	return r.checkPlan(ctx, p, &planCheck{files: files, defined: definedByPlan(p, files), secrets: secrets, set: set, selector: selector,
+		all: opts.PruneAll, lean: opts.lean()})
 }

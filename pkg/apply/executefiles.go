@@ -121,8 +121,9 @@ func (o *object) inNamespace(ns string) *object {
 	return &out
 }
 
-// definedByPlan are the kinds of the CRDs the plan creates.
-func definedByPlan(p *plan.Plan) map[k8sschema.GroupKind]bool {
+// definedByPlan are the kinds of the CRDs the plan creates or changes:
+// each CRD item's object as the plan keeps it, or as the files give it.
+func definedByPlan(p *plan.Plan, files *fileIndex) map[k8sschema.GroupKind]bool {
 	out := map[k8sschema.GroupKind]bool{}
 	for _, it := range p.Items {
 		if (k8sschema.GroupKind{Group: it.ID.Group, Kind: it.ID.Kind}) != crdGK {
@@ -131,6 +132,11 @@ func definedByPlan(p *plan.Plan) map[k8sschema.GroupKind]bool {
 		body := it.Merged
 		if it.Action == plan.Apply {
 			body, _ = decodeObject(it.Patch.Data) // unreadable: defines nothing
+		}
+		if body == nil && it.Action != plan.Prune && it.Action != plan.Delete {
+			if file := files.find(itemKeyOf(it.ID)); file != nil {
+				body = file.Obj.Object
+			}
 		}
 		if body != nil {
 			out[definedKind(&object{Obj: &unstructured.Unstructured{Object: body}})] = true

@@ -31,8 +31,11 @@ func (r *runner) executeSet(ctx context.Context, ref string, p *plan.Plan) (*pru
 			continue
 		}
 		// Plan labelled every member; an item without the set's label
-		// was planned for another set, or for none.
-		if id := it.Labels()[prune.PartOfLabel]; id != set.ID() {
+		// was planned for another set, or for none. A patch item of a
+		// decoded plan keeps no merged object, and its patch holds the
+		// label only if it changes: the tamper check re-plans it from the
+		// files labelled as the set's (fileIndex.label).
+		if id := it.Labels()[prune.PartOfLabel]; id != set.ID() && labelsKnown(it) {
 			return nil, fmt.Errorf("%s was not planned as a member of ApplySet %s (its %s label is %q): plan with --applyset=%s", it.ID, set, prune.PartOfLabel, id, ref)
 		}
 		ns := it.ID.Namespace
@@ -53,4 +56,10 @@ func (x *execution) finishSet(ctx context.Context, set *prune.Set) {
 	if err := x.r.writeParent(ctx, set, false); err != nil {
 		x.setErr = err
 	}
+}
+
+// labelsKnown tells whether the item holds its object's labels: a merged
+// object, or a server-side apply item's patch (the whole object).
+func labelsKnown(it plan.Item) bool {
+	return it.Merged != nil || it.Action == plan.Apply
 }

@@ -55,8 +55,7 @@ func (r *runner) sendItem(ctx context.Context, o *object, it plan.Item, live *un
 	if err != nil {
 		return ev, err
 	}
-	withStatus := it.Subresource != "" || it.Action == plan.Update && patchSetsStatus(it.Patch)
-	ev.Outcome, ev.Result = writeOutcome(live, written, r.opts.DryRun == cluster.ServerDryRun, withStatus), written
+	ev.Outcome, ev.Result = writeOutcome(live, written, r.opts.DryRun == cluster.ServerDryRun, writesStatus(it)), written
 	return ev, nil
 }
 
