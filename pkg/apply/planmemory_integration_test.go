@@ -62,22 +62,16 @@ func measuredKapply(t *testing.T, bin string, args ...string) (int64, time.Durat
 }
 
 // Peak RSS bounds of TestPlanAndApplyPlanMemoryBounded (5000 ConfigMaps
-// of 4 KB, a 20 MB input, every one patched; a 125 MB plan file in the
-// kapply.dev/v1alpha2 format of this commit, which keeps each item's
-// merged object and every kept field). Measured on 2 cores at load 3-10,
-// three runs each: plan 606-680 MiB; apply --plan 553-559 MiB with a GET
-// per item and every live object held until all were checked, 554-647
-// MiB with paged LISTs and lean checks (the spread is the GC's timing
-// against the decode); plain apply of the same objects 217-261 MiB. The decoded
-// plan sets both peaks (its 125 MB are read and decoded whole: GC traces
-// of apply --plan at 2000 objects peak at 166 MB live while decoding,
-// 90 MB of which stay for the run), so these bounds only catch a
-// regression past today's; they are to come down to 1.5 times plain
-// apply's once the plan file is lean (issue 33), when what Execute holds
-// per item is what counts.
+// of 4 KB, a 20 MB input, every one patched), the project's 400 MiB goal
+// for any step. With the lean, streamed plan file (23 MB) and Execute
+// reading by LIST: plan 309 MiB, apply --plan 262 MiB, plain apply 228
+// MiB (2 cores, under a CI run's load). Before (a 125 MB file holding each
+// item's merged object and every kept field, decoded whole; a GET per
+// item, every live object held until all were checked): plan 606-680
+// MiB, apply --plan 553-559 MiB, so either regression fails the test.
 const (
-	planMaxRSS      = 800 << 20
-	applyPlanMaxRSS = 700 << 20
+	planMaxRSS      = 400 << 20
+	applyPlanMaxRSS = 400 << 20
 )
 
 // TestPlanAndApplyPlanMemoryBounded: 5000 ConfigMaps are created, then
