@@ -54,9 +54,10 @@ func TestDecodeRefusesACostlyBodyUnread(t *testing.T) {
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "to decode") {
 			t.Errorf("%s: %v, want refused for what it would take to decode", kind, err)
 		}
-		// 4x its size; 6x under the race detector, whose bookkeeping
-		// allocates too (42 MB seen), far below the 600 MB of a decode.
-		if limit := uint64(6 * len(doc)); allocated > limit {
+		// 8x its size: the item's bytes are read, and the decoder's
+		// buffer grows by doubling (50 MB seen, 59 MB under the race
+		// detector); far below the 600 MB of a decode.
+		if limit := uint64(8 * len(doc)); allocated > limit {
 			t.Errorf("%s of %d bytes: refusing it allocated %d MB, want at most %d MB", kind, len(doc), allocated>>20, limit>>20)
 		}
 	}
@@ -86,7 +87,7 @@ func TestDecodeBoundsTheCostOfAllItems(t *testing.T) {
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "to decode") {
 		t.Errorf("%v, want refused for what it would take to decode", err)
 	}
-	if limit := uint64(6 * len(doc)); allocated > limit {
+	if limit := uint64(8 * len(doc)); allocated > limit {
 		t.Errorf("refusing %d bytes allocated %d MB, want at most %d MB", len(doc), allocated>>20, limit>>20)
 	}
 }
