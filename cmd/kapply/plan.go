@@ -151,7 +151,10 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 		ForceConflicts: opts.force, FieldValidation: validation},
 		// A server-side apply's changes are computed locally, without a
 		// request: Verify checks them on apply --plan.
-		LocalServerSide: opts.serverSide}
+		LocalServerSide: opts.serverSide,
+		// Each item is kept as the file holds it once planned: the plan is
+		// saved or executed, never rendered as a diff.
+		Saved: true}
 	if opts.prune.enabled {
 		planOpts.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, All: opts.prune.all, Allowlist: opts.prune.allowlist}
 	}

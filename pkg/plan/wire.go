@@ -129,6 +129,11 @@ type changeJSON struct {
 //   - what the server sets in a stored object's metadata (managedFields,
 //     creationTimestamp, generation, uid, resourceVersion: the item's
 //     own fields), but in a create's object, which is sent as it is.
+//
+// Saved is the item as a saved plan holds it (see onWire): what a run
+// that saves its plan need keep of each item once it is planned.
+func Saved(it Item) Item { return onWire(it) }
+
 func onWire(it Item) Item {
 	if it.Changes != nil {
 		changes := make([]Change, 0, len(it.Changes))
