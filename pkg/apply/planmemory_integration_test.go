@@ -65,7 +65,8 @@ func measuredKapply(t *testing.T, bin string, args ...string) (int64, time.Durat
 // of 4 KB, a 20 MB input, every one patched), the project's 400 MiB goal
 // for any step. With the lean, streamed plan file (23 MB) and Execute
 // reading by LIST: plan 309 MiB, apply --plan 262 MiB, plain apply 228
-// MiB (2 cores, under a CI run's load). Before (a 125 MB file holding each
+// MiB (2 cores, under a CI run's load); plan 210 MiB once it kept each
+// item as the file holds it (PlanOptions.Saved). Before (a 125 MB file holding each
 // item's merged object and every kept field, decoded whole; a GET per
 // item, every live object held until all were checked): plan 606-680
 // MiB, apply --plan 553-559 MiB, so either regression fails the test.
