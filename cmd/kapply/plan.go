@@ -66,7 +66,7 @@ applied. Secret values are never in the file (salted digests only): give apply
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "plan", "", selectorExample)
 	flags.StringVarP(&out, "output", "o", "", `the plan file to write ("-" for stdout); required`)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", "field manager apply would write as (e.g. --field-manager=ci); the plan keeps it")
-	flags.BoolVar(&opts.serverSide, "server-side", false, "plan server-side apply patches (e.g. --server-side), as apply --server-side")
+	flags.BoolVar(&opts.serverSide, "server-side", false, "plan server-side apply patches (e.g. --server-side), as apply --server-side; what each changes is computed locally and checked by apply --plan")
 	flags.BoolVar(&opts.force, "force-conflicts", false, "with --server-side: take fields that other managers own, as apply --force-conflicts; the plan keeps it")
 	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys, as for apply (e.g. --merge-key 'Widget.example.com:spec.rules=name')")
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys, as for apply (e.g. --merge-keys-file keys.yaml)")
