@@ -3,14 +3,11 @@ package apply_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/apply/prune"
@@ -113,20 +110,8 @@ func TestExecuteReadsByListAndKeepsLeanEvents(t *testing.T) {
 	w.mustApply(leanObjects(w, 1)...)
 	files := leanObjects(w, 2)
 	p, _ := w.roundTrip(w.plan(files...))
-	var mu sync.Mutex
-	var seen []string
-	cfg := rest.CopyConfig(cluster.Config)
-	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-			if prefix := "/api/v1/namespaces/" + w.ns + "/configmaps"; strings.HasPrefix(req.URL.Path, prefix) {
-				mu.Lock()
-				seen = append(seen, req.Method+" "+strings.TrimPrefix(req.URL.Path, prefix))
-				mu.Unlock()
-			}
-			return next.RoundTrip(req)
-		})
-	})
-	applier, err := newExampleApplier(cfg)
+	requests := &configMapRequests{ns: w.ns}
+	applier, err := newExampleApplier(requests.wrap(cluster.Config))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +122,7 @@ func TestExecuteReadsByListAndKeepsLeanEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	failOnFailures(t, events)
-	slices.Sort(seen)
-	if want := []string{"GET ", "PATCH /a", "PATCH /b"}; !slices.Equal(seen, want) {
+	if seen, want := requests.sorted(), []string{"GET ", "PATCH /a", "PATCH /b"}; !slices.Equal(seen, want) {
 		t.Errorf("requests to configmaps: %q, want %q", seen, want)
 	}
 	for i, ev := range events {

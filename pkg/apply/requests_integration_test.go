@@ -1,13 +1,9 @@
 package apply_test
 
 import (
-	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-
-	"k8s.io/client-go/rest"
 
 	"github.com/kapply/kapply/pkg/apply"
 )
@@ -52,30 +48,14 @@ data: {k: "1"}
 			path := writeManifest(t, w, strings.Replace(second, `metadata: {name: b}
 data: {k: "1"}`, `metadata: {name: b}
 data: {k: "2"}`, 1))
-			var mu sync.Mutex
-			var seen []string
-			record := func(cfg *rest.Config) *rest.Config {
-				cfg = rest.CopyConfig(cfg)
-				cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
-					return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-						if prefix := "/api/v1/namespaces/" + w.ns + "/configmaps"; strings.HasPrefix(req.URL.Path, prefix) {
-							mu.Lock()
-							seen = append(seen, req.Method+" "+strings.TrimPrefix(req.URL.Path, prefix))
-							mu.Unlock()
-						}
-						return next.RoundTrip(req)
-					})
-				})
-				return cfg
-			}
-			failOnFailures(t, kapplyRunOptsWith(t, w, fileRun{path, opts}, record))
+			requests := &configMapRequests{ns: w.ns}
+			failOnFailures(t, kapplyRunOptsWith(t, w, fileRun{path, opts}, requests.wrap))
 			want := []string{"GET ", "PATCH /b", "POST "}
 			if serverSide {
 				// a new object also gets its record shared (applyAsKubectl).
 				want = []string{"GET ", "PATCH /a", "PATCH /a", "PATCH /b", "PATCH /c", "PATCH /d"}
 			}
-			slices.Sort(seen)
-			if !slices.Equal(seen, want) {
+			if seen := requests.sorted(); !slices.Equal(seen, want) {
 				t.Errorf("requests to configmaps: %q, want %q", seen, want)
 			}
 		})
