@@ -313,13 +313,7 @@ func (r *runner) executeItem(ctx context.Context, it plan.Item, secrets map[plan
 	if check.failed != nil {
 		ev = *check.failed
 	} else {
-		// A saved plan's conflict policy: refuse, never plan again.
-		var err error
-		ev, err = r.sendItem(ctx, o, check.it, check.live, check.rv, o.event(Event{Live: check.live}))
-		if err != nil {
-			ev.Outcome, ev.Err, ev.Result = Failed, r.refusal(ctx, r.resource(o), o, check.it, err), nil
-		}
-		ev = r.unslimmed(ctx, o, check, ev)
+		ev = r.sendVerified(ctx, it, secrets, check)
 	}
 	ev.Warnings = append(append(append(ev.Warnings, it.Warnings...), check.warnings...), sink.warnings(o)...)
 	if ev.Err != nil {

@@ -48,7 +48,7 @@ func (r *runner) sendItem(ctx context.Context, o *object, it plan.Item, live *un
 			err = fmt.Errorf("patching: %w", conciseServerError(err))
 		}
 	case plan.Prune, plan.Delete:
-		return r.sendRemoval(ctx, client, o, it, live, rv), nil
+		return r.sendRemoval(ctx, client, o, it, live, rv)
 	default:
 		err = fmt.Errorf("unknown action %q", it.Action)
 	}
@@ -149,8 +149,8 @@ func (r *runner) writeItem(ctx context.Context, client dynamic.ResourceInterface
 }
 
 // sendRemoval deletes the item's object if it is still the one planned
-// (UID and resourceVersion as preconditions).
-func (r *runner) sendRemoval(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, live *unstructured.Unstructured, rv string) Event {
+// (UID and resourceVersion as preconditions); the error is the delete's.
+func (r *runner) sendRemoval(ctx context.Context, client dynamic.ResourceInterface, o *object, it plan.Item, live *unstructured.Unstructured, rv string) (Event, error) {
 	outcome := Deleted
 	if it.Action == plan.Prune {
 		outcome = Pruned
@@ -163,9 +163,9 @@ func (r *runner) sendRemoval(ctx context.Context, client dynamic.ResourceInterfa
 		err = nil // what the item wants
 	}
 	if err != nil {
-		return o.event(Event{Outcome: Failed, Err: r.refusal(ctx, client, o, it, fmt.Errorf("deleting: %w", conciseServerError(err))), Live: live})
+		return o.event(Event{Live: live}), fmt.Errorf("deleting: %w", conciseServerError(err))
 	}
-	return o.event(Event{Outcome: outcome, Result: live, Live: live})
+	return o.event(Event{Outcome: outcome, Result: live, Live: live}), nil
 }
 
 // refusal is a saved plan's answer to a failed write of an item (the
