@@ -21,8 +21,13 @@ import (
 type ExecuteOptions struct {
 	// Cascade is the propagation policy of prune and delete items.
 	Cascade metav1.DeletionPropagation
-	// Timeout bounds the wait for the plan's CRDs to become established.
+	// Timeout bounds the wait for the plan's CRDs to become established,
+	// and the gates of all the plan's waves together (zero:
+	// DefaultGateTimeout).
 	Timeout time.Duration
+	// Health, when set, decides the readiness of the kinds it knows for
+	// the gates of the plan's waves (Options.Health).
+	Health HealthFunc
 	// Objects are the files' objects the plan was made from, needed for a
 	// Secret whose values a saved plan keeps as digests: their values are
 	// put back (plan.Item.WithSecretValues) and must match the digests.
@@ -56,7 +61,7 @@ func (o ExecuteOptions) settings(p plan.Settings) settings {
 	}
 	return settings{WriteOptions: WriteOptions{FieldManager: p.FieldManager, FieldValidation: p.FieldValidation,
 		Namespace: p.Namespace, SecretRecord: record, ServerSide: p.ServerSide, ForceConflicts: p.ForceConflicts},
-		Options: Options{Timeout: o.Timeout}, Cascade: o.Cascade}
+		Options: Options{Timeout: o.Timeout, Health: o.Health}, Cascade: o.Cascade}
 }
 
 // Execute writes the plan's items to the cluster with the plan's
@@ -107,15 +112,25 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	}
 	x := &execution{ctx: ctx, r: r, items: p.Items, secrets: secrets, checks: checks, events: make([]Event, len(p.Items)),
 		onEvent: opts.OnEvent, lean: opts.lean()}
-	for n, group := range itemGroups(p.Items) {
+	groups := itemGroups(p.Items, len(p.Gates))
+	gates := r.newGateRun(p.Gates)
+	for n, group := range groups {
 		// The parent goes after the Namespaces: it may live in one of them.
 		if n == 1 {
 			if err := r.recordSuperset(ctx, set); err != nil {
 				return x.events, r.maskError(err)
 			}
 		}
+		if wave := n / 3; n%3 == 0 && wave > 0 && n < len(groups)-1 && gates != nil {
+			if err := gates.pass(ctx, wave, x.objectOf); err != nil {
+				x.notSent(groups[n:len(groups)-1], err)
+				// Removals wait for what stays to be written.
+				x.notSent(groups[len(groups)-1:], err)
+				break
+			}
+		}
 		// A CRD's event is final once it is established.
-		crds := n == 1
+		crds := n%3 == 1 && n < len(groups)-1
 		forEachLimit(each(group), r.opts.Parallel, func(i int) { x.run(i, !crds) })
 		if crds && len(group) > 0 {
 			x.awaitCRDs(ctx, group)
@@ -183,21 +198,24 @@ func (r *runner) knowPlan(p *plan.Plan, files Input) {
 	}
 }
 
-// itemGroups splits the items' places into Namespaces, CRDs, the other
-// objects, and removals, each in plan order.
-func itemGroups(items []plan.Item) [][]int {
-	groups := make([][]int, 4)
+// itemGroups splits the items' places into Namespaces, CRDs and the
+// other objects of each of the plan's waves (one when it has no gates),
+// then removals, each in plan order.
+func itemGroups(items []plan.Item, waves int) [][]int {
+	waves = max(waves, 1)
+	groups := make([][]int, 3*waves+1)
 	for i, it := range items {
 		gk := k8sschema.GroupKind{Group: it.ID.Group, Kind: it.ID.Kind}
+		w := min(it.Wave, waves-1) // plan.Check keeps it in range
 		switch {
 		case it.Action == plan.Prune || it.Action == plan.Delete:
-			groups[3] = append(groups[3], i)
+			groups[3*waves] = append(groups[3*waves], i)
 		case gk == namespaceGK:
-			groups[0] = append(groups[0], i)
+			groups[3*w] = append(groups[3*w], i)
 		case gk == crdGK:
-			groups[1] = append(groups[1], i)
+			groups[3*w+1] = append(groups[3*w+1], i)
 		default:
-			groups[2] = append(groups[2], i)
+			groups[3*w+2] = append(groups[3*w+2], i)
 		}
 	}
 	return groups

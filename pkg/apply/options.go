@@ -77,8 +77,12 @@ type Options struct {
 	Force  *ForceOptions
 	DryRun cluster.DryRun
 	// Timeout bounds the wait for CRDs of the run to become established,
-	// and Force's wait for an object to be gone.
+	// and Force's wait for an object to be gone; and the gates of all the
+	// run's waves together (zero: DefaultGateTimeout).
 	Timeout time.Duration
+	// Health, when set, decides the readiness of the kinds it knows in
+	// place of kstatus: for the gates of a run's waves (see pkg/health).
+	Health HealthFunc
 	// Progress, when set, is called after each object with the number of
 	// objects done and the total.
 	Progress func(done, total int)

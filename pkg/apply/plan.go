@@ -165,12 +165,17 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 			p.Items = append(p.Items, it)
 		}
 	}
-	for _, ph := range phases(objects) {
+	for _, ph := range phases(objects, r.ordering) {
 		for _, i := range ph.indexes {
 			if sink.items != nil && sink.items[i] != nil {
-				keep(*sink.items[i])
+				it := *sink.items[i]
+				it.Wave, it.WaveReason = r.ordering.waveOf(i)
+				keep(it)
 			}
 		}
+	}
+	if r.ordering.several() {
+		p.Gates = plannedGates(r.ordering.gates, p.Items)
 	}
 	if opts.Prune != nil {
 		for _, ev := range r.prune(ctx, set, objects, events, in.Errors) {

@@ -49,6 +49,12 @@ type runner struct {
 	secrets *cluster.Secrets
 	// keys are the digest keys of the Secrets' namespaces (digestkey.go).
 	keys runKeys
+	// ordering is the run's waves (waves.go); gates, when set, holds each
+	// wave after the first back until its gate passes (gates.go). Only a
+	// run that writes (holdWaves) has gates, not a plan or a dry run.
+	ordering  ordering
+	holdWaves bool
+	gates     *gateRun
 }
 
 // Input is what a run applies: the objects, where each came from, and an
@@ -85,6 +91,7 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	// Apply is Plan and Execute in one call, object by object: each is
 	// planned as it is listed and its item written at once (applyObject).
 	r.step = r.applyObject
+	r.holdWaves = r.opts.DryRun == cluster.NoDryRun
 	// The parent goes after the Namespaces: it may live in one of them.
 	events := r.applyAll(ctx, objects, func() error { return r.recordSuperset(ctx, set) })
 	var pruned []Event
@@ -190,9 +197,28 @@ func (a *Applier) runner(ctx context.Context, opts settings) (*runner, error) {
 func (r *runner) applyAll(ctx context.Context, objects []*object, afterNamespaces func() error) []Event {
 	events := make([]Event, len(objects))
 	unreadableCRDs := r.indexCRDs(objects)
-	all := phases(objects)
+	if err := r.order(ctx, objects); err != nil {
+		for i, o := range objects {
+			events[i] = o.event(Event{Outcome: Failed, Err: errorOf(o, fmt.Errorf("not applied: %w", err))})
+		}
+		r.reportAll(allIndexes(len(objects)), events)
+		return events
+	}
+	if r.holdWaves {
+		r.gates = r.newGateRun(r.ordering.gates)
+	}
+	all := phases(objects, r.ordering)
 	early := r.startEarly(ctx, objects, all)
 	for n, phase := range all {
+		if phase.gated && r.gates != nil {
+			if err := r.gates.pass(ctx, phase.wave, r.objectsByID(objects)); err != nil {
+				failRest(objects, all[n:], events, err)
+				for _, rest := range all[n:] {
+					r.reportAll(rest.indexes, events)
+				}
+				break
+			}
+		}
 		// A CRD's event is final once it is established.
 		awaits := phase.crds && r.opts.DryRun == cluster.NoDryRun
 		report := r.report
@@ -241,7 +267,7 @@ type earlyPhase struct {
 // planned. Nothing is reported or written before the phase runs. With CRDs,
 // custom resources wait for their kinds, and the phase starts in its turn.
 func (r *runner) startEarly(ctx context.Context, objects []*object, all []phase) *earlyPhase {
-	if len(all[1].indexes) > 0 || len(all[2].indexes) == 0 {
+	if len(all) > 3 || len(all[1].indexes) > 0 || len(all[2].indexes) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -306,6 +332,11 @@ func (r *runner) startPhase(ctx context.Context, objects []*object, indexes []in
 // as their live versions come.
 func (r *runner) runPhase(ctx context.Context, objects []*object, p *phaseStart, events []Event, report func(int, Event) Event) {
 	done := func(i int, ev Event) {
+		if i == 0 {
+			// The order's own warnings (another tool's hooks, an
+			// inferred cycle) come with the run's first object.
+			ev.Warnings = append(ev.Warnings, r.ordering.warnings...)
+		}
 		events[i] = ev
 		r.progress(len(objects))
 		if report != nil {

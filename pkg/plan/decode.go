@@ -144,7 +144,7 @@ func (d *docReader) raw(what string) ([]byte, error) {
 
 // headerOrder is the order a document's members besides its list are
 // summed in, whatever their order in the document.
-var headerOrder = []string{"apiVersion", "kind", "cluster", "settings"}
+var headerOrder = []string{"apiVersion", "kind", "cluster", "settings", "gates"}
 
 // object reads a Plan or (top-level only, nested false) a PlanList
 // document, and returns it with its checksum. Its members may come in any
@@ -212,7 +212,7 @@ func (d *docReader) object(nested bool) (*Plan, *Set, string, error) {
 	if err := checkSum(recorded, computed, "the plan was changed after it was written (edited by hand?); make a new plan"); err != nil {
 		return nil, nil, "", err
 	}
-	if p.Cluster, p.Settings, err = h.plan(); err != nil {
+	if p.Cluster, p.Settings, p.Gates, err = h.plan(); err != nil {
 		return nil, nil, "", err
 	}
 	if err := Check(p); err != nil {

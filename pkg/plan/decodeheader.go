@@ -96,7 +96,7 @@ func (h *header) finish() (string, error) {
 	}
 	kind, _ := h.text("kind")
 	if kind == SetKind {
-		for _, name := range []string{"cluster", "settings"} {
+		for _, name := range []string{"cluster", "settings", "gates"} {
 			if h.raw[name] != nil {
 				return "", fmt.Errorf("%w: unknown field %q in a %s", ErrInvalid, name, SetKind)
 			}
@@ -113,16 +113,17 @@ func (h *header) finish() (string, error) {
 	return kind, nil
 }
 
-// plan is the header's cluster and settings.
-func (h *header) plan() (Cluster, Settings, error) {
+// plan is the header's cluster, settings and gates.
+func (h *header) plan() (Cluster, Settings, []Gate, error) {
 	var c clusterJSON
 	var s settingsJSON
-	for name, v := range map[string]any{"cluster": &c, "settings": &s} {
+	var g []gateJSON
+	for name, v := range map[string]any{"cluster": &c, "settings": &s, "gates": &g} {
 		if raw, ok := h.raw[name]; ok {
 			if err := unmarshalStrict(raw, v); err != nil {
-				return Cluster{}, Settings{}, err
+				return Cluster{}, Settings{}, nil, err
 			}
 		}
 	}
-	return Cluster{Server: c.Server, Context: c.Context, User: c.User, ID: c.ID}, s.settings(), nil
+	return Cluster{Server: c.Server, Context: c.Context, User: c.User, ID: c.ID}, s.settings(), gatesFromWire(g), nil
 }

@@ -67,6 +67,9 @@ func writePlan(w *bufio.Writer, p *Plan) (string, error) {
 	if p.Settings != (Settings{}) {
 		out.field("settings", settingsToWire(p.Settings))
 	}
+	if len(p.Gates) > 1 {
+		out.field("gates", gatesToWire(p.Gates))
+	}
 	out.openList("items")
 	for i, it := range p.Items {
 		if it.ID.isSecret() {

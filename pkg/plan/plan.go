@@ -18,6 +18,10 @@ type Plan struct {
 	// Settings are what the items are written with.
 	Settings Settings
 	Items    []Item
+	// Gates are what each wave of the items waits for before it is sent
+	// (Gates[w] for the items of Wave w; see Order). Nil: one wave, no
+	// gate (a run that declares no order).
+	Gates []Gate
 	// Warnings are about what has no item, such as a Namespace pruning
 	// leaves alone on purpose; for people, not saved.
 	Warnings []string
@@ -123,6 +127,11 @@ type Item struct {
 	// retainKeys map), and the changes name only what the file changes:
 	// Verify refuses the item when one of these moved.
 	Replaced []Replaced
+	// Wave is the step of the run the item is sent in (Plan.Gates), and
+	// WaveReason why it is there: its sync-wave, what it depends on, the
+	// webhook it waits for.
+	Wave       int
+	WaveReason string
 }
 
 // Replaced is a value a patch replaces whole and the live value it was

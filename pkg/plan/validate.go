@@ -33,7 +33,7 @@ func Check(p *Plan) error {
 			return fmt.Errorf("%w: item %d (%s): %w", ErrInvalid, i+1, it.ID, err)
 		}
 	}
-	return nil
+	return checkWaves(p)
 }
 
 func checkItem(it Item) error {
