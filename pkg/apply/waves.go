@@ -141,7 +141,6 @@ func (o ordering) waveOf(i int) (int, string) {
 	return o.waves[i], o.reasons[i]
 }
 
-
 // plannedGates are the gates of a plan's waves, naming only what the
 // plan sends: an object that could not be planned is not waited for (the
 // plan reports its failure).
