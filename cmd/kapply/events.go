@@ -60,6 +60,10 @@ type jsonEvent struct {
 	DryRun    string       `json:"dryRun,omitempty"`
 	Error     string       `json:"error,omitempty"`
 	Warnings  []string     `json:"warnings,omitempty"`
+	// Wave and WaveReason: the wave of a run of several the object was
+	// sent in, and why (apply.Event.Wave).
+	Wave       *int   `json:"wave,omitempty"`
+	WaveReason string `json:"waveReason,omitempty"`
 	// WaitType: kstatus' status, and the reason and message of the
 	// condition that says why.
 	Readiness string `json:"readiness,omitempty"`
@@ -148,6 +152,10 @@ func (e *eventWriter) object(ev apply.Event) {
 	}
 	if ev.Err != nil {
 		out.Error = ev.Err.Error()
+	}
+	if ev.Wave > 0 || ev.WaveReason != "" {
+		wave := ev.Wave
+		out.Wave, out.WaveReason = &wave, ev.WaveReason
 	}
 	if ev.Object != nil {
 		id := plan.IDOf(ev.Object)

@@ -24,6 +24,11 @@ const maxTableFields = 3
 func printPlanTable(w io.Writer, p *plan.Plan) {
 	counts := map[plan.Action]int{}
 	tw := printers.GetNewTabWriter(w)
+	// A plan of several waves says each item's wave and why, first.
+	waves := len(p.Gates) > 1
+	if waves {
+		fmt.Fprint(tw, "WAVE\t")
+	}
 	fmt.Fprintln(tw, "NAMESPACE\tKIND\tNAME\tOPERATION\tFIELDS\tREASON")
 	for _, it := range p.Items {
 		counts[it.Action]++
@@ -42,6 +47,9 @@ func printPlanTable(w io.Writer, p *plan.Plan) {
 			kind += "." + it.ID.Group
 		}
 		fields, reason := describeItem(it)
+		if waves {
+			fmt.Fprintf(tw, "%s\t", waveColumn(it))
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ns, shown.Text(kind), shown.Text(it.ID.Name), operationOf(it.Action), fields, reason)
 	}
 	tw.Flush()
@@ -109,4 +117,12 @@ func describeItem(it plan.Item) (fields, reason string) {
 func isRecordPath(p fieldpath.Path) bool {
 	return len(p) == 3 && p[0].Field == "metadata" && p[1].Field == "annotations" &&
 		(p[2].Field == lastapplied.Annotation || p[2].Field == lastapplied.CompactAnnotation)
+}
+
+// waveColumn is the WAVE column: the item's wave, and why in brackets.
+func waveColumn(it plan.Item) string {
+	if it.WaveReason == "" {
+		return fmt.Sprint(it.Wave)
+	}
+	return fmt.Sprintf("%d (%s)", it.Wave, shown.Text(it.WaveReason))
 }

@@ -61,6 +61,10 @@ type Event struct {
 	// Warnings are messages about the object that did not stop it, Secret
 	// values masked as in Err.
 	Warnings []string
+	// Wave is the wave of the run the object was sent in, and WaveReason
+	// why (plan.Item.Wave); zero and empty in a run of one wave.
+	Wave       int
+	WaveReason string
 
 	// masked says Err and Warnings are masked already: an event handed to
 	// OnEvent is not masked again when the operation returns it.

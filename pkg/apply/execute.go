@@ -334,6 +334,7 @@ func (r *runner) executeItem(ctx context.Context, it plan.Item, secrets map[plan
 		ev = r.sendVerified(ctx, it, secrets, check)
 	}
 	ev.Warnings = append(append(append(ev.Warnings, it.Warnings...), check.warnings...), sink.warnings(o)...)
+	ev.Wave, ev.WaveReason = it.Wave, it.WaveReason
 	if ev.Err != nil {
 		ev.Err = errorOf(o, ev.Err)
 	}

@@ -148,7 +148,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	// its events only what happened (see Options.Lean).
 	r.opts.Lean = true
 	r.opts.OnEvent = func(i int, ev Event) {
-		if it := sink.take(i, objects[i], ev); it != nil && opts.OnItem != nil {
+		if it := sink.take(i, objects[i], ev, r.ordering); it != nil && opts.OnItem != nil {
 			opts.OnItem(i, *it, ev.Live)
 		}
 	}
@@ -168,9 +168,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 	for _, ph := range phases(objects, r.ordering) {
 		for _, i := range ph.indexes {
 			if sink.items != nil && sink.items[i] != nil {
-				it := *sink.items[i]
-				it.Wave, it.WaveReason = r.ordering.waveOf(i)
-				keep(it)
+				keep(*sink.items[i])
 			}
 		}
 	}
@@ -222,9 +220,9 @@ func (s *planSink) put(o *object, it plan.Item) {
 }
 
 // take files the item of object i with the warnings of its final event
-// (all of them: the record's, the engine's and the server's), or nothing
-// when it failed.
-func (s *planSink) take(i int, o *object, ev Event) *plan.Item {
+// (all of them: the record's, the engine's and the server's) and its
+// wave, or nothing when it failed.
+func (s *planSink) take(i int, o *object, ev Event, ord ordering) *plan.Item {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	it, ok := s.byObject[o]
@@ -233,6 +231,7 @@ func (s *planSink) take(i int, o *object, ev Event) *plan.Item {
 		return nil
 	}
 	it.Warnings = ev.Warnings
+	it.Wave, it.WaveReason = ord.waveOf(i)
 	if s.items != nil {
 		kept := it
 		if s.saved {

@@ -337,6 +337,7 @@ func (r *runner) runPhase(ctx context.Context, objects []*object, p *phaseStart,
 			// inferred cycle) come with the run's first object.
 			ev.Warnings = append(ev.Warnings, r.ordering.warnings...)
 		}
+		ev.Wave, ev.WaveReason = r.ordering.waveOf(i)
 		events[i] = ev
 		r.progress(len(objects))
 		if report != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/secretmask"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // absent stands for a field one side lacks.
@@ -45,6 +46,15 @@ func explain(c Comparison, opts Options) string {
 		return "# why: the file changes nothing; the difference comes from the server\n"
 	}
 	return "# why:\n#   " + strings.Join(lines, "\n#   ") + "\n"
+}
+
+// explainWave is --explain's line of the wave the object is sent in,
+// when the run has several.
+func explainWave(obj Object) string {
+	if obj.Wave == "" {
+		return ""
+	}
+	return "# wave: " + shown.Text(obj.Wave) + "\n"
 }
 
 // explainChange is one line: path, old and new value, reason, owners.

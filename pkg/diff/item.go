@@ -19,6 +19,12 @@ import (
 // caller names the object (Ref) and its file (Source is the item's).
 func FromItem(it plan.Item, live map[string]any) (Object, error) {
 	obj := Object{Name: kubectlName(it.ID), ID: it.ID, Source: it.Source.File, Live: live}
+	if it.Wave > 0 || it.WaveReason != "" {
+		obj.Wave = fmt.Sprintf("%d", it.Wave)
+		if it.WaveReason != "" {
+			obj.Wave += " (" + it.WaveReason + ")"
+		}
+	}
 	after, err := afterOf(it, live)
 	if err != nil {
 		return obj, err

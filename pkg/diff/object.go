@@ -31,6 +31,9 @@ type Object struct {
 	// Notes are comment lines --explain adds after the reasons (the
 	// cause of each changed field, from pkg/ignore).
 	Notes string
+	// Wave is the wave of a run of several the object is sent in, and
+	// why ("2 (sync-wave 1)"); --explain says it. Empty: one wave.
+	Wave string
 }
 
 // Owners answers, for a field path, which managers own it now.
