@@ -92,10 +92,6 @@ type Options struct {
 	// backoff, until the timeout. A failed or closed WATCH is always
 	// opened again (after a LIST when its resourceVersion expired).
 	Retry func(ctx context.Context, request func() error) error
-	// Status, when set, decides an object's status in place of kstatus
-	// for the kinds it knows (ok false: kstatus decides). TEMPORARY stub
-	// until s12-health merges.
-	Status func(*unstructured.Unstructured) (kstatus.Status, string, string, bool)
 }
 
 // Ready waits until every target is Current or Failed by kstatus, or is
