@@ -3,6 +3,8 @@ package health
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -134,13 +136,22 @@ func parseEntry(entry any, path string) (Rule, error) {
 	fail := func(field string, err error) error {
 		return &RuleError{Path: path, APIVersion: apiVersion, Kind: kind, Field: field, Err: err}
 	}
-	raw, err := yaml.Marshal(fields)
-	if err != nil {
-		return Rule{}, fail("", err)
-	}
 	var r Rule
-	if err := yaml.UnmarshalStrict(raw, &r); err != nil {
-		return Rule{}, fail("", err)
+	// Decoded by hand: encoding/json matches field names ignoring case
+	// (a misspelt "inprogress" would be taken), and sigs.k8s.io/yaml turns
+	// a YAML bool into a string field's "true".
+	targets := map[string]*string{"apiVersion": &r.APIVersion, "kind": &r.Kind, "current": &r.Current,
+		"inProgress": &r.InProgress, "failed": &r.Failed}
+	for _, key := range slices.Sorted(maps.Keys(fields)) {
+		target := targets[key]
+		if target == nil {
+			return Rule{}, fail(key, errors.New("is not a field of a health rule (apiVersion, kind, current, inProgress, failed)"))
+		}
+		value, isString := fields[key].(string)
+		if !isString {
+			return Rule{}, fail(key, errors.New("is not a string (quote the expression)"))
+		}
+		*target = value
 	}
 	for _, f := range []struct{ name, value string }{{"apiVersion", r.APIVersion}, {"kind", r.Kind}, {"current", r.Current}} {
 		if f.value == "" {
