@@ -2,6 +2,9 @@ package health
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/google/cel-go/cel"
 	celtypes "github.com/google/cel-go/common/types"
@@ -145,18 +148,29 @@ func (c *Checker) status(obj *unstructured.Unstructured) (status kstatus.Status,
 		val, _, err := e.prog.Eval(content)
 		if err != nil {
 			return kstatus.InProgressStatus, ReasonEvaluationFailed,
-				fmt.Sprintf("evaluating the %s expression %q: %v", e.field, e.source, err), true
+				fmt.Sprintf("evaluating the %s expression %s: %v", e.field, quoteExpr(e.source), err), true
 		}
 		isTrue, isBool := val.(celtypes.Bool)
 		if !isBool {
 			// The value is not shown: a message names the expression.
 			return kstatus.InProgressStatus, ReasonEvaluationFailed,
-				fmt.Sprintf("the %s expression %q is a %s, not a bool", e.field, e.source, val.Type().TypeName()), true
+				fmt.Sprintf("the %s expression %s is a %s, not a bool", e.field, quoteExpr(e.source), val.Type().TypeName()), true
 		}
 		if isTrue {
-			return e.status, e.reason, fmt.Sprintf("the %s expression %q is true", e.field, e.source), true
+			return e.status, e.reason, fmt.Sprintf("the %s expression %s is true", e.field, quoteExpr(e.source)), true
 		}
 	}
 	current := rule.exprs[len(rule.exprs)-1]
-	return kstatus.InProgressStatus, ReasonNotCurrent, fmt.Sprintf("the current expression %q is not true yet", current.source), true
+	return kstatus.InProgressStatus, ReasonNotCurrent, fmt.Sprintf("the current expression %s is not true yet", quoteExpr(current.source)), true
+}
+
+// quoteExpr is an expression as a message shows it: between backticks,
+// its quotes as written; Go-quoted when it holds a backtick or a
+// character that is not printable (a line break of a YAML block), so
+// that it stays on the message's line.
+func quoteExpr(source string) string {
+	if strings.ContainsRune(source, '`') || strings.ContainsFunc(source, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(source)
+	}
+	return "`" + source + "`"
 }

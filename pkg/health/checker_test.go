@@ -93,20 +93,20 @@ func TestStatusEvaluatesInFluxsOrder(t *testing.T) {
 		wantReason  string
 		wantMessage string
 	}{
-		{"ready", databaseRule, "{phase: Ready}", kstatus.CurrentStatus, health.ReasonCurrent, `the current expression "status.phase == \"Ready\"" is true`},
-		{"broken", databaseRule, "{phase: Broken}", kstatus.FailedStatus, health.ReasonFailed, `the failed expression "status.phase == \"Broken\"" is true`},
-		{"migrating", databaseRule, "{phase: Migrating}", kstatus.InProgressStatus, health.ReasonInProgress, `the inProgress expression "status.phase == \"Migrating\"" is true`},
-		{"none true", databaseRule, "{phase: Creating}", kstatus.InProgressStatus, health.ReasonNotCurrent, `the current expression "status.phase == \"Ready\"" is not true yet`},
-		{"all true: inProgress wins", allTrue, "{a: true, b: true, c: true}", kstatus.InProgressStatus, health.ReasonInProgress, `"status.a"`},
-		{"failed and current true: failed wins", allTrue, "{a: false, b: true, c: true}", kstatus.FailedStatus, health.ReasonFailed, `"status.b"`},
-		{"only current true", allTrue, "{a: false, b: false, c: true}", kstatus.CurrentStatus, health.ReasonCurrent, `"status.c"`},
+		{"ready", databaseRule, "{phase: Ready}", kstatus.CurrentStatus, health.ReasonCurrent, "the current expression `status.phase == \"Ready\"` is true"},
+		{"broken", databaseRule, "{phase: Broken}", kstatus.FailedStatus, health.ReasonFailed, "the failed expression `status.phase == \"Broken\"` is true"},
+		{"migrating", databaseRule, "{phase: Migrating}", kstatus.InProgressStatus, health.ReasonInProgress, "the inProgress expression `status.phase == \"Migrating\"` is true"},
+		{"none true", databaseRule, "{phase: Creating}", kstatus.InProgressStatus, health.ReasonNotCurrent, "the current expression `status.phase == \"Ready\"` is not true yet"},
+		{"all true: inProgress wins", allTrue, "{a: true, b: true, c: true}", kstatus.InProgressStatus, health.ReasonInProgress, "`status.a`"},
+		{"failed and current true: failed wins", allTrue, "{a: false, b: true, c: true}", kstatus.FailedStatus, health.ReasonFailed, "`status.b`"},
+		{"only current true", allTrue, "{a: false, b: false, c: true}", kstatus.CurrentStatus, health.ReasonCurrent, "`status.c`"},
 		{"current only, no other expressions", health.Rule{APIVersion: "example.com/v1", Kind: "Database", Current: "status.c"}, "{c: true}",
-			kstatus.CurrentStatus, health.ReasonCurrent, `"status.c"`},
+			kstatus.CurrentStatus, health.ReasonCurrent, "`status.c`"},
 		{"a later expression is not evaluated once one decides", health.Rule{APIVersion: "example.com/v1", Kind: "Database", Failed: "status.b", Current: "status.nosuch"},
-			"{b: true}", kstatus.FailedStatus, health.ReasonFailed, `"status.b"`},
+			"{b: true}", kstatus.FailedStatus, health.ReasonFailed, "`status.b`"},
 		{"generation not observed: the expressions are not asked", databaseRule, "{phase: Ready, observedGeneration: 1}",
 			kstatus.InProgressStatus, health.ReasonGenerationNotObserved, "status.observedGeneration 1 is not metadata.generation 2"},
-		{"generation observed", databaseRule, "{phase: Ready, observedGeneration: 2}", kstatus.CurrentStatus, health.ReasonCurrent, `"status.phase == \"Ready\""`},
+		{"generation observed", databaseRule, "{phase: Ready, observedGeneration: 2}", kstatus.CurrentStatus, health.ReasonCurrent, "`status.phase == \"Ready\"`"},
 		{"Kubernetes' libraries: quantity", health.Rule{APIVersion: "example.com/v1", Kind: "Database", Current: `quantity(status.size).isGreaterThan(quantity("1Gi"))`},
 			"{size: 2Gi}", kstatus.CurrentStatus, health.ReasonCurrent, "quantity"},
 		{"metadata is a variable", health.Rule{APIVersion: "example.com/v1", Kind: "Database", Current: `metadata.generation == 2 && metadata.name == "db"`},
@@ -139,7 +139,7 @@ func TestStatusEvaluationErrorsKeepWaiting(t *testing.T) {
 		wantMessage           []string
 	}{
 		{"no status at all", `status.phase == "Ready"`, "", kstatus.InProgressStatus, health.ReasonEvaluationFailed,
-			[]string{`evaluating the current expression "status.phase == \"Ready\""`, "no such attribute(s): status.phase"}},
+			[]string{"evaluating the current expression `status.phase == \"Ready\"`", "no such attribute(s): status.phase"}},
 		{"status without the field", `status.phase == "Ready"`, "status: {}", kstatus.InProgressStatus, health.ReasonEvaluationFailed,
 			[]string{`evaluating the current expression`, "no such key: phase"}},
 		{"has() guards a field of status", `has(status.phase) && status.phase == "Ready"`, "status: {}", kstatus.InProgressStatus, health.ReasonNotCurrent,
@@ -148,7 +148,7 @@ func TestStatusEvaluationErrorsKeepWaiting(t *testing.T) {
 			[]string{"no such attribute(s): status.phase"}},
 		{"an optional field", `status.?phase.orValue("") == "Ready"`, "status: {}", kstatus.InProgressStatus, health.ReasonNotCurrent, []string{"is not true yet"}},
 		{"not a bool", `status.phase`, "status: {phase: Ready}", kstatus.InProgressStatus, health.ReasonEvaluationFailed,
-			[]string{`the current expression "status.phase" is a string, not a bool`}},
+			[]string{"the current expression `status.phase` is a string, not a bool"}},
 		{"wrong types", `status.phase == 1`, "status: {phase: Ready}", kstatus.InProgressStatus, health.ReasonNotCurrent, []string{"is not true yet"}},
 		{"no such function", `status.phase.nosuch()`, "status: {phase: Ready}", kstatus.InProgressStatus, health.ReasonEvaluationFailed, []string{"nosuch"}},
 	} {

@@ -38,8 +38,8 @@ func Example() {
 	_, _, _, ok := checker.Status(&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}})
 	fmt.Println("a ConfigMap has a rule:", ok)
 	// Output:
-	// Creating: InProgress HealthNotCurrent: the current expression "status.phase == \"Ready\"" is not true yet
-	// Ready: Current HealthCurrent: the current expression "status.phase == \"Ready\"" is true
-	// Broken: Failed HealthFailed: the failed expression "status.phase == \"Broken\"" is true
+	// Creating: InProgress HealthNotCurrent: the current expression `status.phase == "Ready"` is not true yet
+	// Ready: Current HealthCurrent: the current expression `status.phase == "Ready"` is true
+	// Broken: Failed HealthFailed: the failed expression `status.phase == "Broken"` is true
 	// a ConfigMap has a rule: false
 }
