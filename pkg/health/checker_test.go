@@ -100,6 +100,8 @@ func TestStatusEvaluatesInFluxsOrder(t *testing.T) {
 		{"all true: inProgress wins", allTrue, "{a: true, b: true, c: true}", kstatus.InProgressStatus, health.ReasonInProgress, "`status.a`"},
 		{"failed and current true: failed wins", allTrue, "{a: false, b: true, c: true}", kstatus.FailedStatus, health.ReasonFailed, "`status.b`"},
 		{"only current true", allTrue, "{a: false, b: false, c: true}", kstatus.CurrentStatus, health.ReasonCurrent, "`status.c`"},
+		{"an expression of several lines is Go-quoted, on the message's line", health.Rule{APIVersion: "example.com/v1", Kind: "Database", Current: "status.c &&\n  true"},
+			"{c: true}", kstatus.CurrentStatus, health.ReasonCurrent, `the current expression "status.c &&\n  true" is true`},
 		{"current only, no other expressions", health.Rule{APIVersion: "example.com/v1", Kind: "Database", Current: "status.c"}, "{c: true}",
 			kstatus.CurrentStatus, health.ReasonCurrent, "`status.c`"},
 		{"a later expression is not evaluated once one decides", health.Rule{APIVersion: "example.com/v1", Kind: "Database", Failed: "status.b", Current: "status.nosuch"},

@@ -33,7 +33,8 @@ func TestParseReadsAListOfRules(t *testing.T) {
 }
 
 func TestParseReadsAFluxKustomization(t *testing.T) {
-	rules, err := health.Parse([]byte(`
+	rules, err := health.Parse([]byte(`---
+# the Kustomization that applies the certificates
 apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata: {name: certs, namespace: flux-system}
@@ -77,6 +78,10 @@ func TestParseRefuses(t *testing.T) {
 		{"healthCheckExprs not a list", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec: {healthCheckExprs: {current: x}}\n",
 			[]string{"spec.healthCheckExprs is not a list"}},
 		{"empty list", "[]\n", []string{"holds no rule"}},
+		{"empty file", "# nothing\n---\n", []string{"holds no rule"}},
+		{"two documents", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec: {healthCheckExprs: [{apiVersion: v1, kind: Pod, current: x}]}\n---\n" +
+			"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec: {healthCheckExprs: [{apiVersion: v1, kind: Pod, current: y}]}\n",
+			[]string{"holds 2 YAML documents: one is read"}},
 		{"empty Kustomization list", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec: {healthCheckExprs: []}\n", []string{"holds no rule"}},
 		{"entry not a map", "- current: x\n  apiVersion: v1\n  kind: Pod\n- just a string\n", []string{"health rule [1]: is not a map"}},
 		{"unknown field", "- {apiVersion: example.com/v1, kind: Database, current: x, inprogress: y}\n",

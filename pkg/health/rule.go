@@ -1,13 +1,19 @@
 package health
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapply/kapply/internal/yamldoc"
 )
 
 // Rule is one entry of a health file: for the objects of APIVersion and
@@ -62,8 +68,12 @@ func (e *RuleError) Unwrap() error { return e.Err }
 // a second rule for a group and kind (Flux keys rules by group and kind;
 // the version does not count). The caller names the file.
 func Parse(data []byte) ([]Rule, error) {
+	doc, err := oneDocument(data)
+	if err != nil {
+		return nil, err
+	}
 	var top any
-	if err := yaml.Unmarshal(data, &top); err != nil {
+	if err := yaml.Unmarshal(doc, &top); err != nil {
 		return nil, fmt.Errorf("reading the health rules: %w", err)
 	}
 	var entries []any
@@ -95,6 +105,33 @@ func Parse(data []byte) ([]Rule, error) {
 		return nil, err
 	}
 	return rules, nil
+}
+
+// oneDocument is the file's one YAML document: YAML decoding would read
+// the first and drop the others unseen, and which Kustomization of
+// several was meant cannot be told.
+func oneDocument(data []byte) ([]byte, error) {
+	reader := kyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var docs [][]byte
+	for {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the health rules: %w", err)
+		}
+		if !yamldoc.IsEmpty(doc) {
+			docs = append(docs, doc)
+		}
+	}
+	if len(docs) > 1 {
+		return nil, fmt.Errorf("the health file holds %d YAML documents: one is read, a list of rules or a Flux Kustomization", len(docs))
+	}
+	if len(docs) == 0 {
+		return nil, errors.New("the health file holds no rule")
+	}
+	return docs[0], nil
 }
 
 // kustomizationEntries is spec.healthCheckExprs of a Flux Kustomization.
