@@ -1,15 +1,19 @@
 package health
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/google/cel-go/cel"
 	celtypes "github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
@@ -92,7 +96,10 @@ func Compile(rules []Rule) (*Checker, error) {
 			if issues.Err() != nil {
 				return nil, fail(fmt.Errorf("compiling: %w", issues.Err()))
 			}
-			prog, err := env.Program(ast)
+			// Checked for interruption every CheckFrequency iterations of a
+			// comprehension, as the API server does, so that evaluation's
+			// deadline (evaluationTimeout) stops it.
+			prog, err := env.Program(ast, cel.InterruptCheckFrequency(celconfig.CheckFrequency))
 			if err != nil {
 				return nil, fail(fmt.Errorf("compiling: %w", err))
 			}
@@ -145,7 +152,7 @@ func (c *Checker) status(obj *unstructured.Unstructured) (status kstatus.Status,
 		}
 	}
 	for _, e := range rule.exprs {
-		val, _, err := e.prog.Eval(content)
+		val, err := e.eval(content)
 		if err != nil {
 			return kstatus.InProgressStatus, ReasonEvaluationFailed,
 				fmt.Sprintf("evaluating the %s expression %s: %v", e.field, quoteExpr(e.source), err), true
@@ -162,6 +169,21 @@ func (c *Checker) status(obj *unstructured.Unstructured) (status kstatus.Status,
 	}
 	current := rule.exprs[len(rule.exprs)-1]
 	return kstatus.InProgressStatus, ReasonNotCurrent, fmt.Sprintf("the current expression %s is not true yet", quoteExpr(current.source)), true
+}
+
+// evaluationTimeout bounds one evaluation of one expression. The per-call
+// cost limit of Kubernetes' environment bounds the work, not the time: a
+// comprehension over a long list ran for over a minute on a loaded
+// machine before the limit stopped it, and the wait reads its watch
+// events on the goroutine that asks. An expression stopped by it is an
+// evaluation error (in progress), as any other.
+const evaluationTimeout = time.Second
+
+func (e *compiledExpr) eval(content map[string]any) (ref.Val, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), evaluationTimeout)
+	defer cancel()
+	val, _, err := e.prog.ContextEval(ctx, content)
+	return val, err
 }
 
 // quoteExpr is an expression as a message shows it: between backticks,

@@ -152,6 +152,8 @@ func TestStatusEvaluationErrorsKeepWaiting(t *testing.T) {
 		{"not a bool", `status.phase`, "status: {phase: Ready}", kstatus.InProgressStatus, health.ReasonEvaluationFailed,
 			[]string{"the current expression `status.phase` is a string, not a bool"}},
 		{"wrong types", `status.phase == 1`, "status: {phase: Ready}", kstatus.InProgressStatus, health.ReasonNotCurrent, []string{"is not true yet"}},
+		{"a runaway expression is stopped", `lists.range(1000000).all(i, i >= 0)`, "status: {}",
+			kstatus.InProgressStatus, health.ReasonEvaluationFailed, []string{"operation interrupted"}},
 		{"no such function", `status.phase.nosuch()`, "status: {phase: Ready}", kstatus.InProgressStatus, health.ReasonEvaluationFailed, []string{"nosuch"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
