@@ -13,7 +13,9 @@ const module = "github.com/kapply/kapply/"
 // cmd → load, apply, diff → plan → merge, ownership, cluster → lastapplied,
 // schema, export → fieldpath → shown; apply → apply/prune, delete → wait,
 // plan, cluster. pkg/apply builds on the tiers below it but not on load: it
-// takes plain objects (see TestLibraryTakesNoCLI). pkg/shown, how text
+// takes plain objects (see TestLibraryTakesNoCLI). pkg/health (CEL health
+// rules) sits with pkg/wait but is imported by cmd only: pkg/wait takes its
+// Checker.Status as a function (TestHealthStaysOutOfTheLibrary). pkg/shown, how text
 // from input is printed, is a leaf every package that prints may use.
 var layers = [][]string{
 	{"pkg/shown"},
@@ -21,7 +23,7 @@ var layers = [][]string{
 	{"pkg/lastapplied", "pkg/schema"},
 	{"pkg/merge", "pkg/ownership", "pkg/export", "pkg/cluster"},
 	{"pkg/plan"},
-	{"pkg/load", "pkg/diff", "pkg/wait", "pkg/ignore"},
+	{"pkg/load", "pkg/diff", "pkg/wait", "pkg/ignore", "pkg/health"},
 	{"pkg/apply/prune", "pkg/delete"},
 	{"pkg/apply"},
 	{"pkg/fleet"},

@@ -92,9 +92,15 @@ type Options struct {
 	// backoff, until the timeout. A failed or closed WATCH is always
 	// opened again (after a LIST when its resourceVersion expired).
 	Retry func(ctx context.Context, request func() error) error
+	// Status, when set, decides an object's status before kstatus does
+	// (the command passes health.Checker.Status, the user's CEL rules);
+	// ok false leaves the object to kstatus. Nil: kstatus only. It is
+	// called from several goroutines at once.
+	Status func(obj *unstructured.Unstructured) (status kstatus.Status, reason, message string, ok bool)
 }
 
-// Ready waits until every target is Current or Failed by kstatus, or is
+// Ready waits until every target is Current or Failed by kstatus (or by
+// Options.Status, for the objects it decides), or is
 // deleted, or until the timeout, and returns their results in the
 // targets' order. A Failed object is final: a rollout past its progress
 // deadline or a failed Job does not heal by waiting; nor does a deleted
@@ -233,7 +239,7 @@ func (w *waiter) observe(indexes []int, obj *unstructured.Unstructured, deleted 
 	if deleted {
 		r.Status, r.Reason, r.Message, r.Object = kstatus.NotFoundStatus, ReasonDeleted, "the object was deleted", nil
 	} else {
-		r.Status, r.Reason, r.Message = ComputeStatus(obj)
+		r.Status, r.Reason, r.Message = w.computeStatus(obj)
 	}
 	final := w.final(r)
 	w.mu.Lock()
@@ -249,6 +255,16 @@ func (w *waiter) observe(indexes []int, obj *unstructured.Unstructured, deleted 
 		}
 	}
 	return final
+}
+
+// computeStatus is the object's status by Options.Status, else by kstatus.
+func (w *waiter) computeStatus(obj *unstructured.Unstructured) (kstatus.Status, string, string) {
+	if w.opts.Status != nil {
+		if s, reason, message, ok := w.opts.Status(obj); ok {
+			return s, reason, message
+		}
+	}
+	return ComputeStatus(obj)
 }
 
 // fail makes the targets at indexes final with status Unknown.
