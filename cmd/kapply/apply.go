@@ -29,6 +29,7 @@ type applyOptions struct {
 	selector     string
 	fieldManager string
 	timeout      time.Duration
+	healthFile   string
 	mergeKeys    []string
 	mergeKeyFile string
 	parallel     int
@@ -140,7 +141,8 @@ reason, and the exit code is 1.`,
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "apply", ", a URL read within --request-timeout", selectorExample)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("name recorded in managedFields for the writes (default %q, or %q with --server-side, as kubectl)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
-	addDurationFlag(flags, &opts.timeout, "timeout", 0, "with --force, how long to wait for a deleted object to be gone before creating it again (kubectl's --timeout); with --wait, how long to wait (from the end of the apply) for the applied objects to become ready; also how long to wait for CRDs of the run to become established. 0 means one minute for each")
+	addDurationFlag(flags, &opts.timeout, "timeout", 0, "with --force, how long to wait for a deleted object to be gone before creating it again (kubectl's --timeout); with --wait, how long to wait (from the end of the apply) for the applied objects to become ready; also how long to wait for CRDs of the run to become established. 0 means one minute for each. Also bounds the gates of all the run's waves together (0: 5 minutes; see docs/waves.md)")
+	flags.StringVar(&opts.healthFile, "health-file", "", "YAML list of {apiVersion, kind, current, inProgress, failed} CEL expressions, or a Flux Kustomization's spec.healthCheckExprs: for the kinds it names, readiness by these instead of kstatus (the gates of the run's waves, and --wait); see docs/waves.md")
 	flags.BoolVar(&opts.wait, "wait", false, "after applying, wait until every applied object is ready (kstatus: a Deployment rolled out, a Job started, a custom resource's Ready condition True...) or failed, up to --timeout; exit 1 if any failed or is not ready; ignored with --dry-run")
 	flags.StringArrayVar(&opts.mergeKeys, "merge-key", nil, "merge a list of a kind by keys: 'KIND[.GROUP][/VERSION]:PATH=KEY[,KEY]' or ':PATH:set' (repeatable; see docs/merge-keys.md)")
 	flags.StringVar(&opts.mergeKeyFile, "merge-keys-file", "", "YAML file declaring merge keys for lists of custom resources (see docs/merge-keys.md)")
@@ -206,7 +208,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	}
 	failed := printer.printRest(streams, events, printed)
 	if opts.wait && runOpts.DryRun == kcluster.NoDryRun {
-		if err := waitReady(cmd.Context(), applier, streams, events, opts.waitTimeout(), printer); err != nil {
+		if err := waitReady(cmd.Context(), applier, streams, events, opts.waitTimeout(), runOpts.Health, printer); err != nil {
 			return err
 		}
 	}
@@ -290,6 +292,9 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		Timeout:   opts.timeout,
 		ChunkSize: chunkSizeOption(opts.chunkSize),
 		DryRun:    dryRun,
+	}
+	if run.Health, err = readHealthFile(opts.healthFile); err != nil {
+		return apply.Options{}, nil, err
 	}
 	if opts.prune.enabled {
 		run.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, All: opts.prune.all,

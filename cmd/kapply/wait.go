@@ -16,7 +16,8 @@ import (
 )
 
 // waitReady is apply's --wait: it waits, up to timeout, until every object
-// the events applied is ready by kstatus (Current) or failed (deleted by
+// the events applied is ready by kstatus (or health, for the kinds its
+// rules name) or failed (deleted by
 // another client counts as failed, at once), printing a
 // line per object as it gets there, and the rest at the timeout, then a
 // summary on stderr. Ready lines go to stdout with the default output,
@@ -25,7 +26,7 @@ import (
 // wait is the applier's (Applier.Wait): the run's clients, rate limiter
 // and retry rule.
 func waitReady(ctx context.Context, applier *apply.Applier, streams genericiooptions.IOStreams,
-	events []apply.Event, timeout time.Duration, printer *eventPrinter) error {
+	events []apply.Event, timeout time.Duration, health apply.HealthFunc, printer *eventPrinter) error {
 	targets, _ := apply.WaitTargets(events)
 	if len(targets) == 0 {
 		return nil
@@ -42,7 +43,7 @@ func waitReady(ctx context.Context, applier *apply.Applier, streams genericioopt
 	unprinted := 0
 	stop := bar.tick(func() (int, int) { return int(done.Load()), len(targets) })
 	warnings := newCommandWarnings(streams.ErrOut)
-	results, err := applier.Wait(ctx, events, apply.WaitOptions{Timeout: timeout,
+	results, err := applier.Wait(ctx, events, apply.WaitOptions{Timeout: timeout, Status: health,
 		OnWarning: func(text string) {
 			bar.clear()
 			warnings.printOne(text)

@@ -51,6 +51,9 @@ type WaitOptions struct {
 	// the wait's requests (a deprecated API version's LIST), once, when the
 	// wait ends, with the values of the events' Secrets masked.
 	OnWarning func(text string)
+	// Status, when set, decides the readiness of the kinds it knows in
+	// place of kstatus (Options.Health).
+	Status HealthFunc
 }
 
 // Wait waits until the objects the events applied (WaitTargets) are ready
@@ -65,7 +68,7 @@ func (a *Applier) Wait(ctx context.Context, events []Event, opts WaitOptions) ([
 	c := a.clients
 	retry := cluster.NewRetries(c.Backoff, c.RetryWindow, c.RequestTimeout).Do
 	ctx, sink := cluster.WithWarningSink(ctx)
-	results, err := wait.Ready(ctx, c.Dynamic, targets, wait.Options{Timeout: opts.Timeout, Retry: retry, OnResult: opts.OnResult})
+	results, err := wait.Ready(ctx, c.Dynamic, targets, wait.Options{Timeout: opts.Timeout, Retry: retry, OnResult: opts.OnResult, Status: opts.Status})
 	if opts.OnWarning != nil {
 		var known cluster.Secrets
 		for _, ev := range events {
