@@ -17,7 +17,8 @@ import (
 	"github.com/kapply/kapply/pkg/wait"
 )
 
-// Delete deletes the objects the files declare: dependents first, then
+// Delete deletes the objects the files declare: the last of the run's
+// waves first (see reverseWaves), and in each, dependents first, then
 // CRDs (their custom resources gone by then), then Namespaces. Events come
 // in that order.
 func (a *Applier) Delete(ctx context.Context, in Input, opts delete.Options) ([]Event, error) {
@@ -28,11 +29,7 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts delete.Options) ([]
 	}
 	loadErrs := in.Errors
 	var events []Event
-	kinds := make([]k8sschema.GroupKind, len(objects))
-	for i, o := range objects {
-		kinds[i] = o.Obj.GroupVersionKind().GroupKind()
-	}
-	for _, group := range delete.Order(kinds) {
+	for _, group := range r.deleteOrder(ctx, objects) {
 		done := make([]Event, len(objects))
 		forEachLimit(each(group), r.opts.Parallel, func(i int) {
 			done[i] = r.deleteDeclared(ctx, objects[i], opts.IgnoreNotFound)
@@ -49,6 +46,26 @@ func (a *Applier) Delete(ctx context.Context, in Input, opts delete.Options) ([]
 		events = append(events, Event{Outcome: Failed, Err: err})
 	}
 	return r.maskedAll(events), nil
+}
+
+// deleteOrder is the places of objects in the groups Delete deletes one
+// after the other.
+func (r *runner) deleteOrder(ctx context.Context, objects []*object) [][]int {
+	var groups [][]int
+	for _, wave := range r.reverseWaves(ctx, objects) {
+		kinds := make([]k8sschema.GroupKind, len(wave))
+		for n, i := range wave {
+			kinds[n] = objects[i].Obj.GroupVersionKind().GroupKind()
+		}
+		for _, group := range delete.Order(kinds) {
+			places := make([]int, len(group))
+			for n, k := range group {
+				places[n] = wave[k]
+			}
+			groups = append(groups, places)
+		}
+	}
+	return groups
 }
 
 // deleteDeclared maps one object from the files and deletes it.

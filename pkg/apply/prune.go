@@ -102,8 +102,16 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []prune.Candidate, 
 		events = append(events, o.event(Event{Outcome: Skipped, Warnings: []string{
 			fmt.Sprintf("%s: not pruned: Namespaces and PersistentVolumes are never pruned implicitly; delete it with `kapply delete`", o.Ref())}}))
 	}
-	for _, c := range remove {
-		events = append(events, r.deleteOne(ctx, prunedObject(c), Pruned))
+	pruned := make([]*object, len(remove))
+	for i, c := range remove {
+		pruned[i] = prunedObject(c)
+	}
+	// The last wave first (their live objects' sync-waves and
+	// depends-on): dependents go before what they depend on.
+	for _, wave := range r.reverseWaves(ctx, pruned) {
+		for _, i := range wave {
+			events = append(events, r.deleteOne(ctx, pruned[i], Pruned))
+		}
 	}
 	return events
 }

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kapply/kapply/pkg/plan"
@@ -168,4 +169,45 @@ func plannedGates(gates []plan.Gate, items []plan.Item) []plan.Gate {
 		}
 	}
 	return out
+}
+
+// reverseWaves groups the places of objects by wave, last wave first:
+// the order to delete them in, dependents before what they depend on. An
+// order that cannot be computed (a depends-on on an object not deleted
+// with them) falls back to their sync-waves alone, then to one group.
+func (r *runner) reverseWaves(ctx context.Context, objects []*object) [][]int {
+	all := allIndexes(len(objects))
+	if !mayOrder(objects) {
+		return [][]int{all}
+	}
+	nodes := make([]plan.OrderNode, len(objects))
+	for i, o := range objects {
+		nodes[i] = r.orderNode(o)
+	}
+	got, err := plan.Order(nodes, nil)
+	if err != nil {
+		for i := range nodes {
+			nodes[i].Object = onlySyncWave(nodes[i].Object)
+		}
+		if got, err = plan.Order(nodes, nil); err != nil {
+			return [][]int{all}
+		}
+	}
+	groups := make([][]int, len(got.Gates))
+	for i, w := range got.Waves {
+		last := len(groups) - 1 - w
+		groups[last] = append(groups[last], i)
+	}
+	return groups
+}
+
+// onlySyncWave is obj's metadata with its sync-wave annotation alone.
+func onlySyncWave(obj map[string]any) map[string]any {
+	u := &unstructured.Unstructured{Object: obj}
+	out := &unstructured.Unstructured{Object: map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(),
+		"metadata": map[string]any{"name": u.GetName(), "namespace": u.GetNamespace()}}}
+	if wave, ok := u.GetAnnotations()["argocd.argoproj.io/sync-wave"]; ok {
+		out.SetAnnotations(map[string]string{"argocd.argoproj.io/sync-wave": wave})
+	}
+	return out.Object
 }

@@ -1,0 +1,83 @@
+package apply_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/apply/prune"
+	"github.com/kapply/kapply/pkg/delete"
+)
+
+// deletes are the DELETE requests among recorded ones, in order.
+func deletes(c *configMapRequests) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, seen := range c.seen {
+		if name, ok := strings.CutPrefix(seen, "DELETE /"); ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// wavedConfigMaps are ConfigMaps listed out of their order: c (wave 2),
+// a (wave -1), b (no annotation: wave 0).
+func wavedConfigMaps(w *planWorld) []*unstructured.Unstructured {
+	return []*unstructured.Unstructured{
+		inWave(w.configMap("c", map[string]any{"k": "v"}), "2"),
+		inWave(w.configMap("a", map[string]any{"k": "v"}), "-1"),
+		w.configMap("b", map[string]any{"k": "v"}),
+	}
+}
+
+// TestPruneAndDeleteGoInReverseWaveOrder: pruning and delete remove the
+// last wave first (c, b, a), whatever the order objects are listed or
+// declared in.
+func TestPruneAndDeleteGoInReverseWaveOrder(t *testing.T) {
+	want := []string{"c", "b", "a"}
+	t.Run("prune", func(t *testing.T) {
+		w := newPlanWorld(t, "waves-prune")
+		opts := apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, Prune: &prune.Options{ApplySet: "waves"}}
+		events, err := w.applier.Apply(context.Background(), apply.Input{Objects: wavedConfigMaps(w)}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failOnFailures(t, events)
+		requests := &configMapRequests{ns: w.ns}
+		applier, err := newExampleApplier(requests.wrap(cluster.Config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, err = applier.Apply(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{w.configMap("stays", nil)}}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failOnFailures(t, events)
+		if got := deletes(requests); !slices.Equal(got, want) {
+			t.Errorf("pruned in the order %q, want %q", got, want)
+		}
+	})
+	t.Run("delete", func(t *testing.T) {
+		w := newPlanWorld(t, "waves-delete")
+		w.mustApply(wavedConfigMaps(w)...)
+		requests := &configMapRequests{ns: w.ns}
+		applier, err := newExampleApplier(requests.wrap(cluster.Config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, err := applier.Delete(context.Background(), apply.Input{Objects: wavedConfigMaps(w)}, delete.Options{Namespace: w.ns, Wait: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		failOnFailures(t, events)
+		if got := deletes(requests); !slices.Equal(got, want) {
+			t.Errorf("deleted in the order %q, want %q", got, want)
+		}
+	})
+}
