@@ -111,7 +111,7 @@ func (r *runner) namespaceLabels(ctx context.Context, objects []*object) func(st
 	inRun := map[string]map[string]string{}
 	for _, o := range objects {
 		if o.Obj.GroupVersionKind().GroupKind() == namespaceGK {
-			inRun[o.Obj.GetName()] = o.Obj.GetLabels()
+			inRun[o.Obj.GetName()] = withNameLabel(o.Obj.GetName(), o.Obj.GetLabels())
 		}
 	}
 	var mu sync.Mutex
@@ -210,4 +210,16 @@ func onlySyncWave(obj map[string]any) map[string]any {
 		out.SetAnnotations(map[string]string{"argocd.argoproj.io/sync-wave": wave})
 	}
 	return out.Object
+}
+
+// withNameLabel is a Namespace's labels as the API server stores them:
+// with kubernetes.io/metadata.name, which it always sets (webhooks
+// select namespaces by it: gatekeeper leaves its own out so).
+func withNameLabel(name string, labels map[string]string) map[string]string {
+	out := make(map[string]string, len(labels)+1)
+	for k, v := range labels {
+		out[k] = v
+	}
+	out["kubernetes.io/metadata.name"] = name
+	return out
 }
