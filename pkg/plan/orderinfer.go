@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // Inferred order: the objects a webhook of the run intercepts, and the
@@ -60,7 +62,7 @@ func (o *orderer) addWebhooks(i int, nsLabels func(string) labels.Set) {
 		src := &inferredSource{
 			node:    i,
 			webhook: docs[w].Name,
-			label:   fmt.Sprintf("webhook %s/%s (%s)", kind, n.ID.Name, docs[w].Name),
+			label:   fmt.Sprintf("webhook %s/%s (%s)", kind, shown.Text(n.ID.Name), shown.Text(docs[w].Name)),
 			matches: func(x *OrderNode) bool { return m.matches(x, nsLabels) },
 			needs:   []int{i},
 		}
@@ -85,7 +87,7 @@ func (o *orderer) addAPIService(i int) {
 	src := &inferredSource{
 		node:       i,
 		apiService: true,
-		label:      "apiservice " + n.ID.Name,
+		label:      "apiservice " + shown.Text(n.ID.Name),
 		matches:    func(x *OrderNode) bool { return x.ID.Group == group && x.ID.Version == version },
 		needs:      []int{i},
 	}
@@ -202,7 +204,7 @@ func (o *orderer) dropInferredCycles() {
 					}
 				}
 			}
-			o.warnings = append(o.warnings, fmt.Sprintf("inferred order cycle %s (→ reads \"runs after\"): %s do(es) not order this run",
+			o.warnings = append(o.warnings, fmt.Sprintf("inferred order cycle %s (→ reads \"runs after\"): not ordered after %s",
 				strings.Join(names, " → "), strings.Join(dropped, ", ")))
 		}
 	}

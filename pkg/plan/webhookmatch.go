@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // Which objects of a run a webhook of the run is called for, as the API
@@ -75,11 +77,11 @@ func readWebhooks(n *OrderNode) ([]webhookDoc, []webhookMatcher, error) {
 		}
 		nsSel, err := selectorOf(w.NamespaceSelector)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading namespaceSelector of webhook %s: %w", w.Name, err)
+			return nil, nil, fmt.Errorf("reading namespaceSelector of webhook %s: %w", shown.Text(w.Name), err)
 		}
 		objSel, err := selectorOf(w.ObjectSelector)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading objectSelector of webhook %s: %w", w.Name, err)
+			return nil, nil, fmt.Errorf("reading objectSelector of webhook %s: %w", shown.Text(w.Name), err)
 		}
 		docs = append(docs, w)
 		matchers = append(matchers, webhookMatcher{rules: w.Rules, exact: matchPolicy == admv1.Exact, nsSel: nsSel, objSel: objSel})
