@@ -103,7 +103,7 @@ func TestOrderRefusesDeclaredOrders(t *testing.T) {
 		{"not in the run", cm("a", `config.kubernetes.io/depends-on: apps/namespaces/db/StatefulSet/pg`), DependencyNotInRun,
 			`ConfigMap/a -n app: depends on apps/namespaces/db/StatefulSet/pg, which is not in the run`},
 		{"a version is not part of a reference", cm("a", `config.kubernetes.io/depends-on: v1/namespaces/app/ConfigMap/b`) + "---\n" +
-			cm("b", ""), DependencyNotInRun, `depends on v1/namespaces/app/ConfigMap/b, which is not in the run`},
+			cm("b", ""), DependencyNotInRun, `depends on v1/namespaces/app/ConfigMap/b, which is not in the run (a reference names the group, empty for core, not the version: write /namespaces/app/ConfigMap/b)`},
 		{"namespaced without namespace", cm("a", `config.kubernetes.io/depends-on: /ConfigMap/b`) + "---\n" + cm("b", ""),
 			DependencyNotInRun, `(ConfigMap/b -n app is namespaced: write /namespaces/app/ConfigMap/b)`},
 		{"cluster-scoped with namespace", cm("a", `config.kubernetes.io/depends-on: /namespaces/app/Namespace/app`) + "---\n" +

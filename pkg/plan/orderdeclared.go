@@ -169,7 +169,14 @@ func (o *orderer) addDependency(i int, ref DependsOnRef) {
 func (o *orderer) scopeHint(ref DependsOnRef) string {
 	for i := range o.nodes {
 		n := &o.nodes[i]
-		if n.ID.Group != ref.Group || n.ID.Kind != ref.Kind || n.ID.Name != ref.Name {
+		if n.ID.Kind != ref.Kind || n.ID.Name != ref.Name {
+			continue
+		}
+		if n.ID.Group != ref.Group {
+			if ref.Group == n.ID.Version && (ref.Namespace == "") != n.Namespaced {
+				fixed := DependsOnRef{Group: n.ID.Group, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+				return fmt.Sprintf(" (a reference names the group, empty for core, not the version: write %s)", shown.Text(fixed.String()))
+			}
 			continue
 		}
 		if n.Namespaced && ref.Namespace == "" {

@@ -195,10 +195,14 @@ func (o *orderer) dropInferredCycles() {
 				names = append(names, o.nodes[v].ID.String())
 			}
 			names = append(names, names[0])
+			inComp := make(map[int]bool, len(comp))
+			for _, v := range comp {
+				inComp[v] = true
+			}
 			var dropped []string
 			for _, v := range comp {
 				for _, e := range o.preds[v] {
-					if e.source >= 0 && contains(comp, e.from) && !o.sources[e.source].dropped {
+					if e.source >= 0 && inComp[e.from] && !o.sources[e.source].dropped {
 						o.sources[e.source].dropped = true
 						dropped = append(dropped, o.sources[e.source].String())
 					}
