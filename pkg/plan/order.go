@@ -28,6 +28,8 @@ type OrderNode struct {
 	// and so are webhook configurations, APIServices, Services' selectors
 	// and workloads' pod template labels. Order does not modify it.
 	Object map[string]any
+	// Source is where the object was read from: an OrderError names it.
+	Source Source
 }
 
 // Ordering is where each node runs: steps run one after the other, ascending.

@@ -135,24 +135,33 @@ func TestOrderRefusesDeclaredOrders(t *testing.T) {
 	}
 }
 
+// TestOrderReportsEveryProblem: all problems at once, in input order,
+// each naming its file (and line when known).
 func TestOrderReportsEveryProblem(t *testing.T) {
 	nodes := orderNodes(t, cm("a", `argocd.argoproj.io/sync-wave: "x"`)+"---\n"+cm("b", `config.kubernetes.io/depends-on: /namespaces/app/ConfigMap/zz`))
+	nodes[0].Source = Source{File: "app/a.yaml", Index: 1, Line: 3}
+	nodes[1].Source = Source{File: "app/b.yaml", Index: 1}
 	_, err := Order(nodes, nil)
 	var oe *OrderError
 	if !errors.As(err, &oe) || len(oe.Problems) != 2 || oe.Problems[0].Node != 0 || oe.Problems[1].Node != 1 {
 		t.Fatalf("got %v", err)
 	}
-	t.Log(err)
+	want := `ordering the run: 2 problems; app/a.yaml:3: ConfigMap/a -n app: argocd.argoproj.io/sync-wave "x" is not an integer; ` +
+		`app/b.yaml: ConfigMap/b -n app: depends on /namespaces/app/ConfigMap/zz, which is not in the run`
+	if err.Error() != want {
+		t.Fatalf("error %q\nwant  %q", err, want)
+	}
 }
 
 func TestOrderWarnsAboutHooks(t *testing.T) {
 	nodes := orderNodes(t, cm("a", `helm.sh/hook: pre-install`)+"---\n"+cm("b", `argocd.argoproj.io/hook: PreSync`))
+	nodes[0].Source = Source{File: "chart/hook.yaml", Line: 7}
 	o, err := Order(nodes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
-		"ConfigMap/a -n app: annotation helm.sh/hook=pre-install is not honoured: the object is applied like any other",
+		"chart/hook.yaml:7: ConfigMap/a -n app: annotation helm.sh/hook=pre-install is not honoured: the object is applied like any other",
 		"ConfigMap/b -n app: annotation argocd.argoproj.io/hook=PreSync is not honoured: the object is applied like any other",
 	}
 	if !reflect.DeepEqual(o.Warnings, want) || !reflect.DeepEqual(o.Waves, []int{0, 0}) {

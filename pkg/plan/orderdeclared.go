@@ -74,7 +74,7 @@ func (o *orderer) run() (Ordering, error) {
 }
 
 func (o *orderer) problem(kind OrderProblemKind, node int, format string, args ...any) {
-	o.problems = append(o.problems, OrderProblem{Kind: kind, Node: node, Object: o.nodes[node].ID, Detail: fmt.Sprintf(format, args...)})
+	o.problems = append(o.problems, OrderProblem{Kind: kind, Node: node, Object: o.nodes[node].ID, Source: o.nodes[node].Source, Detail: fmt.Sprintf(format, args...)})
 }
 
 func (o *orderer) warnHooks() {
@@ -82,8 +82,8 @@ func (o *orderer) warnHooks() {
 		ann := annotationsOf(o.nodes[i].Object)
 		for _, key := range [...]string{argoHookAnnotation, helmHookAnnotation} {
 			if v, ok := ann[key]; ok {
-				o.warnings = append(o.warnings, fmt.Sprintf("%s: annotation %s=%s is not honoured: the object is applied like any other",
-					o.nodes[i].ID, key, shown.Text(fmt.Sprint(v))))
+				o.warnings = append(o.warnings, fmt.Sprintf("%s%s: annotation %s=%s is not honoured: the object is applied like any other",
+					o.nodes[i].Source.where(), o.nodes[i].ID, key, shown.Text(fmt.Sprint(v))))
 			}
 		}
 	}

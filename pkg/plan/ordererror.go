@@ -3,6 +3,8 @@ package plan
 import (
 	"strconv"
 	"strings"
+
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // OrderProblemKind says why a declared order cannot run.
@@ -22,6 +24,7 @@ type OrderProblem struct {
 	Kind   OrderProblemKind
 	Node   int    // the object's index in Order's input
 	Object ID     // the object
+	Source Source // where it was read from
 	Detail string // what is wrong, in words (values from the file shown quoted)
 	// Cycle, for DependencyCycle: the members in order, each depending on
 	// the next and the last on the first (Cycle[0] is Object).
@@ -29,6 +32,22 @@ type OrderProblem struct {
 }
 
 func (p OrderProblem) String() string {
+	return p.Source.where() + p.what()
+}
+
+// where is "file:line: " (or "file: "), empty for an object built in code.
+func (s Source) where() string {
+	switch {
+	case s.File == "":
+		return ""
+	case s.Line > 0:
+		return shown.Text(s.File) + ":" + strconv.Itoa(s.Line) + ": "
+	default:
+		return shown.Text(s.File) + ": "
+	}
+}
+
+func (p OrderProblem) what() string {
 	if p.Kind == DependencyCycle {
 		names := make([]string, 0, len(p.Cycle)+1)
 		for _, id := range p.Cycle {

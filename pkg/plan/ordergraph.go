@@ -125,7 +125,7 @@ func (o *orderer) findDeclaredCycles() {
 		for i, v := range cycle {
 			ids[i] = o.nodes[v].ID
 		}
-		o.problems = append(o.problems, OrderProblem{Kind: DependencyCycle, Node: comp[0], Object: ids[0], Cycle: ids})
+		o.problems = append(o.problems, OrderProblem{Kind: DependencyCycle, Node: comp[0], Object: ids[0], Source: o.nodes[comp[0]].Source, Cycle: ids})
 	}
 }
 
