@@ -95,45 +95,6 @@ func (o *orderer) addAPIService(i int) {
 	o.sources = append(o.sources, src)
 }
 
-// addServiceNeeds adds the Service of the run a webhook calls and the
-// Deployments, StatefulSets and DaemonSets of the run whose pods it selects.
-func (o *orderer) addServiceNeeds(src *inferredSource, ns, name string) {
-	svc, ok := o.byRef[refKey{kind: "Service", namespace: ns, name: name}]
-	if !ok {
-		return
-	}
-	src.needs = append(src.needs, svc)
-	selector := stringMap(nestedValue(o.nodes[svc].Object, "spec", "selector"))
-	if len(selector) == 0 {
-		return // endpoints managed by hand: no workload of the run to wait for
-	}
-	sel := labels.SelectorFromSet(selector)
-	for i := range o.nodes {
-		n := &o.nodes[i]
-		if !isWorkload(n.ID) || n.ID.Namespace != ns {
-			continue
-		}
-		podLabels := stringMap(nestedValue(n.Object, "spec", "template", "metadata", "labels"))
-		if sel.Matches(labels.Set(podLabels)) {
-			src.needs = append(src.needs, i)
-			src.workloads = append(src.workloads, i)
-		}
-	}
-}
-
-func isWorkload(id ID) bool {
-	return id.Group == "apps" && (id.Kind == "Deployment" || id.Kind == "StatefulSet" || id.Kind == "DaemonSet")
-}
-
-func nestedValue(obj map[string]any, path ...string) any {
-	var v any = obj
-	for _, p := range path {
-		m, _ := v.(map[string]any)
-		v = m[p]
-	}
-	return v
-}
-
 // intercept finds what a source orders. Inference only splits a declared
 // wave: a node in the same wave as everything the source needs goes after
 // it; a node of a later wave waits in its gate; a node of an earlier wave

@@ -307,3 +307,60 @@ webhooks:
 	}
 	t.Log(o.Warnings)
 }
+
+// TestWebhookDoesNotHoldWhatItsPodsNeed: a webhook intercepting every
+// core object would hold back its own Deployment's namespace,
+// ServiceAccount, ConfigMap and Secret, which the pods need to start: a
+// warning each, not ordered; the same kinds elsewhere wait for it.
+func TestWebhookDoesNotHoldWhatItsPodsNeed(t *testing.T) {
+	nodes := orderNodes(t, guard("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration",
+		"rules: [{operations: [CREATE], apiGroups: [''], apiVersions: ['*'], resources: ['*']}]")+`---
+apiVersion: v1
+kind: Namespace
+metadata: {name: sys}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: hook, namespace: sys}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: hook-config, namespace: sys}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: hook-tls, namespace: sys}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: hook, namespace: sys}
+spec:
+  template:
+    metadata: {labels: {app: hook}}
+    spec:
+      serviceAccountName: hook
+      volumes: [{name: c, configMap: {name: hook-config}}]
+      containers: [{name: c, env: [{name: K, valueFrom: {secretKeyRef: {name: hook-tls, key: k}}}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: hook, namespace: sys}
+spec: {selector: {app: hook}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: elsewhere, namespace: app}
+`)
+	o, err := Order(nodes, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logSteps(t, nodes, o)
+	if want := []int{0, 0, 0, 0, 0, 0, 0, 1}; !reflect.DeepEqual(o.Waves, want) {
+		t.Fatalf("waves %v, want %v", o.Waves, want)
+	}
+	// Namespace, ServiceAccount, ConfigMap, Secret and the Service itself.
+	if len(o.Warnings) != 5 {
+		t.Fatalf("warnings %q", o.Warnings)
+	}
+}
