@@ -32,7 +32,7 @@ func ExampleOrder() {
 	}
 	// Output:
 	// step 2: Job.batch/migrate -n db (depends-on apps/namespaces/db/StatefulSet/pg)
-	// step 1: StatefulSet.apps/pg -n db (sync-wave 0 (default))
+	// step 1: StatefulSet.apps/pg -n db (sync-wave 0)
 	// step 0: ConfigMap/settings -n db (sync-wave -1)
 	// before step 0: ready []
 	// before step 1: ready [ConfigMap/settings -n db]

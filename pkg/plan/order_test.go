@@ -39,7 +39,7 @@ func TestOrderSyncWaves(t *testing.T) {
 	if want := []int{2, 1, 0, 1, 2}; !reflect.DeepEqual(o.Waves, want) {
 		t.Fatalf("waves %v, want %v", o.Waves, want)
 	}
-	if want := []string{"sync-wave 2", "sync-wave 0 (default)", "sync-wave -1", "sync-wave 0", "sync-wave 2"}; !reflect.DeepEqual(o.Reasons, want) {
+	if want := []string{"sync-wave 2", "sync-wave 0", "sync-wave -1", "sync-wave 0", "sync-wave 2"}; !reflect.DeepEqual(o.Reasons, want) {
 		t.Fatalf("reasons %q, want %q", o.Reasons, want)
 	}
 	wantGates := []Gate{{}, {Ready: []ID{nodes[2].ID}}, {Ready: []ID{nodes[1].ID, nodes[3].ID}}}

@@ -45,7 +45,7 @@ func (o *orderer) reason(v, critical, step int) string {
 		}
 	}
 	if len(parts) == 0 && step > 0 {
-		return "sync-wave 0 (default)"
+		return "sync-wave 0" // the default, as Argo CD reads an object without the annotation
 	}
 	return strings.Join(parts, "; ")
 }
