@@ -87,7 +87,7 @@ func (r *runner) orderNode(o *object) plan.OrderNode {
 	} else if m, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
 		mapping = m
 	}
-	node := plan.OrderNode{ID: plan.IDOf(o.Obj), Object: o.Obj.Object}
+	node := plan.OrderNode{ID: plan.IDOf(o.Obj), Object: o.Obj.Object, Source: o.Source}
 	if mapping != nil {
 		node.Resource = mapping.Resource.Resource
 		node.Namespaced = mapping.Scope.Name() == meta.RESTScopeNameNamespace
