@@ -200,7 +200,7 @@ func (r *runner) objectsByID(objects []*object) func(plan.ID) *object {
 		if byID == nil {
 			byID = make(map[plan.ID]*object, len(objects))
 			for _, o := range objects {
-				byID[r.orderNode(o).ID] = o
+				byID[r.orderNode(o, r.crds).ID] = o
 			}
 		}
 		return byID[id]

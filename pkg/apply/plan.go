@@ -122,6 +122,9 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 		return nil, err
 	}
 	p := &plan.Plan{Cluster: r.cluster(ctx), Settings: opts.planSettings(r.opts.Namespace)}
+	if err := r.order(ctx, objects); err != nil {
+		return nil, r.maskError(err)
+	}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
 		return nil, r.maskError(err)

@@ -84,6 +84,9 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	if err != nil {
 		return nil, err
 	}
+	if err := r.order(ctx, objects); err != nil {
+		return nil, r.maskError(err)
+	}
 	set, err := r.startApplySet(ctx, objects)
 	if err != nil {
 		return nil, r.maskError(err)
@@ -197,13 +200,6 @@ func (a *Applier) runner(ctx context.Context, opts settings) (*runner, error) {
 func (r *runner) applyAll(ctx context.Context, objects []*object, afterNamespaces func() error) []Event {
 	events := make([]Event, len(objects))
 	unreadableCRDs := r.indexCRDs(objects)
-	if err := r.order(ctx, objects); err != nil {
-		for i, o := range objects {
-			events[i] = o.event(Event{Outcome: Failed, Err: errorOf(o, fmt.Errorf("not applied: %w", err))})
-		}
-		r.reportAll(allIndexes(len(objects)), events)
-		return events
-	}
 	if r.holdWaves {
 		r.gates = r.newGateRun(r.ordering.gates)
 	}

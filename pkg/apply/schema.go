@@ -32,7 +32,18 @@ type crdIndex map[k8sschema.GroupKind]*apiextensionsv1.CustomResourceDefinition
 // it. It returns, by object index, the CRDs it could not read (their custom
 // resources then use the server's schema).
 func (r *runner) indexCRDs(objects []*object) map[int]error {
-	r.crds = crdIndex{}
+	crds, errs := crdsOf(objects)
+	for _, crd := range crds {
+		r.schemas.AddCRD(crd)
+	}
+	r.crds = crds
+	return errs
+}
+
+// crdsOf are the CRDs among objects, by the group-kind they define, and
+// by object index those that could not be read.
+func crdsOf(objects []*object) (crdIndex, map[int]error) {
+	crds := crdIndex{}
 	errs := map[int]error{}
 	for i, o := range objects {
 		if o.Obj.GroupVersionKind().GroupKind() != crdGK {
@@ -43,10 +54,9 @@ func (r *runner) indexCRDs(objects []*object) map[int]error {
 			errs[i] = fmt.Errorf("reading the CRD's schema from the file: %w", err)
 			continue
 		}
-		r.schemas.AddCRD(crd)
-		r.crds[k8sschema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = crd
+		crds[k8sschema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = crd
 	}
-	return errs
+	return crds, errs
 }
 
 // mapping maps a kind defined by one of the run's CRDs without asking the

@@ -56,17 +56,18 @@ func mayOrder(objects []*object) bool {
 	return false
 }
 
-// order computes the run's waves (r.ordering). An order that cannot run
-// (a depends-on on an object the run lacks, a cycle) is an error: nothing
-// is written.
+// order computes the run's waves (r.ordering), before anything is
+// written. An order that cannot run (a depends-on on an object the run
+// lacks, a cycle) is an error: the run writes nothing.
 func (r *runner) order(ctx context.Context, objects []*object) error {
 	if !mayOrder(objects) {
 		r.ordering = ordering{}
 		return nil
 	}
+	crds, _ := crdsOf(objects)
 	nodes := make([]plan.OrderNode, len(objects))
 	for i, o := range objects {
-		nodes[i] = r.orderNode(o)
+		nodes[i] = r.orderNode(o, crds)
 	}
 	got, err := plan.Order(nodes, r.namespaceLabels(ctx, objects))
 	if err != nil {
@@ -79,10 +80,10 @@ func (r *runner) order(ctx context.Context, objects []*object) error {
 // orderNode is o as ordering sees it: its identity with the namespace it
 // will be applied in, its resource and scope as the server (or the run's
 // CRD) names them, else as guessed from the kind.
-func (r *runner) orderNode(o *object) plan.OrderNode {
+func (r *runner) orderNode(o *object, crds crdIndex) plan.OrderNode {
 	gvk := o.Obj.GroupVersionKind()
 	var mapping *meta.RESTMapping
-	if m, ok := r.crds.mapping(gvk); ok {
+	if m, ok := crds.mapping(gvk); ok {
 		mapping = m
 	} else if m, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
 		mapping = m
@@ -182,7 +183,7 @@ func (r *runner) reverseWaves(ctx context.Context, objects []*object) [][]int {
 	}
 	nodes := make([]plan.OrderNode, len(objects))
 	for i, o := range objects {
-		nodes[i] = r.orderNode(o)
+		nodes[i] = r.orderNode(o, nil)
 	}
 	got, err := plan.Order(nodes, nil)
 	if err != nil {
