@@ -23,6 +23,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // TestRealWorld applies every project of the corpus with kapply, client-side
@@ -124,6 +126,7 @@ func (r *runner) apply(dir string) result {
 	if made := r.run(args...); made.exit != 0 {
 		r.t.Fatalf("kapply plan: exit %d\n%s", made.exit, made.stderr)
 	}
+	r.logWaves(planFile)
 	return r.run("apply", "--plan", planFile, "-f", dir, "-R")
 }
 
@@ -556,4 +559,24 @@ func comparable(live *unstructured.Unstructured) map[string]any {
 		}
 	}
 	return obj
+}
+
+// logWaves logs the waves the saved plan sends its items in (issue 36:
+// the installs declare no order, and none is inferred for them).
+func (r *runner) logWaves(planFile string) {
+	r.t.Helper()
+	f, err := os.Open(planFile)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := plan.Decode(f)
+	if err != nil {
+		r.t.Fatalf("reading the plan: %v", err)
+	}
+	perWave := map[int]int{}
+	for _, it := range p.Items {
+		perWave[it.Wave]++
+	}
+	r.t.Logf("%s: %d items in %d wave(s): %v", r.project.name, len(p.Items), max(len(p.Gates), 1), perWave)
 }
