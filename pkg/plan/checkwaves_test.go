@@ -52,11 +52,13 @@ func TestGatesSurviveTheFile(t *testing.T) {
 func TestCheckWavesRefuses(t *testing.T) {
 	for name, edit := range map[string]func(p *Plan){
 		"waits for a later object": func(p *Plan) { p.Gates[1].Ready = append(p.Gates[1].Ready, p.Items[4].ID) },
-		"waits for an absent one":  func(p *Plan) { p.Gates[1].Ready = append(p.Gates[1].Ready, ID{Version: "v1", Kind: "ConfigMap", Name: "nowhere"}) },
-		"probes outside the wave":  func(p *Plan) { p.Gates[1].Webhooks[0].Probe = p.Items[0].ID },
-		"first wave gated":         func(p *Plan) { p.Gates[0].Ready = []ID{p.Items[0].ID} },
-		"item past the waves":      func(p *Plan) { p.Items[4].Wave = 2 },
-		"waves without gates":      func(p *Plan) { p.Gates = nil },
+		"waits for an absent one": func(p *Plan) {
+			p.Gates[1].Ready = append(p.Gates[1].Ready, ID{Version: "v1", Kind: "ConfigMap", Name: "nowhere"})
+		},
+		"probes outside the wave": func(p *Plan) { p.Gates[1].Webhooks[0].Probe = p.Items[0].ID },
+		"first wave gated":        func(p *Plan) { p.Gates[0].Ready = []ID{p.Items[0].ID} },
+		"item past the waves":     func(p *Plan) { p.Items[4].Wave = 2 },
+		"waves without gates":     func(p *Plan) { p.Gates = nil },
 	} {
 		p := wavedPlan(t)
 		edit(p)
