@@ -297,6 +297,7 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		return apply.Options{}, nil, err
 	}
 	if opts.prune.enabled {
+		run.WaitPruned = opts.wait
 		run.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, All: opts.prune.all,
 			Allowlist: opts.prune.allowlist, AllowEmpty: opts.prune.allowEmpty, Cascade: cascade}
 	}

@@ -121,7 +121,7 @@ func (r *runner) awaitGone(ctx context.Context, events []Event, indexes []int) {
 	var places []int
 	for _, i := range indexes {
 		ev := events[i]
-		if ev.Outcome != Deleted || ev.Mapping == nil {
+		if ev.Outcome != Deleted && ev.Outcome != Pruned || ev.Mapping == nil || ev.Result == nil {
 			continue
 		}
 		ns := ""

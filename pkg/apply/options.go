@@ -72,6 +72,10 @@ type Options struct {
 	Write WriteOptions
 	// Prune, when set, deletes what the files no longer declare.
 	Prune *prune.Options
+	// WaitPruned, with Prune, waits for the pruned objects of each wave
+	// to be gone before pruning the wave before it (apply --prune --wait),
+	// within Timeout.
+	WaitPruned bool
 	// Force, when set, replaces objects that cannot be patched
 	// (kubectl apply --force).
 	Force  *ForceOptions

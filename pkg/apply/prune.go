@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/kapply/kapply/pkg/apply/prune"
+	"github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -108,9 +109,14 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []prune.Candidate, 
 	}
 	// The last wave first (their live objects' sync-waves and
 	// depends-on): dependents go before what they depend on.
-	for _, wave := range r.reverseWaves(ctx, pruned) {
+	waves := r.reverseWaves(ctx, pruned)
+	for n, wave := range waves {
+		first := len(events)
 		for _, i := range wave {
 			events = append(events, r.deleteOne(ctx, pruned[i], Pruned))
+		}
+		if r.opts.WaitPruned && n < len(waves)-1 && r.opts.DryRun == cluster.NoDryRun {
+			r.awaitGone(ctx, events, allIndexes(len(events))[first:])
 		}
 	}
 	return events

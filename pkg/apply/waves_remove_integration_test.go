@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -59,6 +60,45 @@ func TestPruneAndDeleteGoInReverseWaveOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		failOnFailures(t, events)
+		if got := deletes(requests); !slices.Equal(got, want) {
+			t.Errorf("pruned in the order %q, want %q", got, want)
+		}
+	})
+	t.Run("prune-wait", func(t *testing.T) {
+		w := newPlanWorld(t, "waves-prune-wait")
+		opts := apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, Prune: &prune.Options{ApplySet: "waves"}, WaitPruned: true, Timeout: time.Minute}
+		events, err := w.applier.Apply(context.Background(), apply.Input{Objects: wavedConfigMaps(w)}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failOnFailures(t, events)
+		// c, of the last wave, is held by a finalizer: the waves before it
+		// are pruned only once it is gone.
+		w.mergePatch(configMaps, "c", `{"metadata":{"finalizers":["kapply.test/hold"]}}`)
+		requests := &configMapRequests{ns: w.ns}
+		applier, err := newExampleApplier(requests.wrap(cluster.Config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan []apply.Event)
+		go func() {
+			events, err := applier.Apply(context.Background(), apply.Input{Objects: []*unstructured.Unstructured{w.configMap("stays", nil)}}, opts)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- events
+		}()
+		for start := time.Now(); len(deletes(requests)) == 0; time.Sleep(50 * time.Millisecond) {
+			if time.Since(start) > time.Minute {
+				t.Fatal("c was never pruned")
+			}
+		}
+		time.Sleep(time.Second)
+		if got := deletes(requests); !slices.Equal(got, []string{"c"}) {
+			t.Fatalf("while c is held: deleted %q, want only c", got)
+		}
+		w.mergePatch(configMaps, "c", `{"metadata":{"finalizers":null}}`)
+		failOnFailures(t, <-done)
 		if got := deletes(requests); !slices.Equal(got, want) {
 			t.Errorf("pruned in the order %q, want %q", got, want)
 		}
