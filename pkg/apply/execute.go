@@ -28,6 +28,9 @@ type ExecuteOptions struct {
 	// Health, when set, decides the readiness of the kinds it knows for
 	// the gates of the plan's waves (Options.Health).
 	Health HealthFunc
+	// WaitPruned waits for the removals of each wave to be gone before
+	// those of the wave before it (Options.WaitPruned).
+	WaitPruned bool
 	// Objects are the files' objects the plan was made from, needed for a
 	// Secret whose values a saved plan keeps as digests: their values are
 	// put back (plan.Item.WithSecretValues) and must match the digests.
@@ -61,7 +64,7 @@ func (o ExecuteOptions) settings(p plan.Settings) settings {
 	}
 	return settings{WriteOptions: WriteOptions{FieldManager: p.FieldManager, FieldValidation: p.FieldValidation,
 		Namespace: p.Namespace, SecretRecord: record, ServerSide: p.ServerSide, ForceConflicts: p.ForceConflicts},
-		Options: Options{Timeout: o.Timeout, Health: o.Health}, Cascade: o.Cascade}
+		Options: Options{Timeout: o.Timeout, Health: o.Health, WaitPruned: o.WaitPruned}, Cascade: o.Cascade}
 }
 
 // Execute writes the plan's items to the cluster with the plan's
@@ -112,7 +115,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	}
 	x := &execution{ctx: ctx, r: r, items: p.Items, secrets: secrets, checks: checks, events: make([]Event, len(p.Items)),
 		onEvent: opts.OnEvent, lean: opts.lean()}
-	groups := itemGroups(p.Items, len(p.Gates))
+	groups, writes := itemGroups(p.Items, len(p.Gates))
 	gates := r.newGateRun(p.Gates)
 	for n, group := range groups {
 		// The parent goes after the Namespaces: it may live in one of them.
@@ -121,16 +124,18 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 				return x.events, r.maskError(err)
 			}
 		}
-		if wave := n / 3; n%3 == 0 && wave > 0 && n < len(groups)-1 && gates != nil {
+		if wave := n / 3; n%3 == 0 && wave > 0 && n < writes && gates != nil {
 			if err := gates.pass(ctx, wave, x.objectOf); err != nil {
-				x.notSent(groups[n:len(groups)-1], err)
-				// Removals wait for what stays to be written.
-				x.notSent(groups[len(groups)-1:], err)
+				// Removals wait for what stays to be written: not sent either.
+				x.notSent(groups[n:], err)
 				break
 			}
 		}
+		if n > writes && r.opts.WaitPruned {
+			x.awaitRemoved(ctx, groups[n-1])
+		}
 		// A CRD's event is final once it is established.
-		crds := n%3 == 1 && n < len(groups)-1
+		crds := n%3 == 1 && n < writes
 		forEachLimit(each(group), r.opts.Parallel, func(i int) { x.run(i, !crds) })
 		if crds && len(group) > 0 {
 			x.awaitCRDs(ctx, group)
@@ -199,17 +204,22 @@ func (r *runner) knowPlan(p *plan.Plan, files Input) {
 }
 
 // itemGroups splits the items' places into Namespaces, CRDs and the
-// other objects of each of the plan's waves (one when it has no gates),
-// then removals, each in plan order.
-func itemGroups(items []plan.Item, waves int) [][]int {
+// other objects of each of the plan's waves (one when it has no gates) —
+// the first writes groups — then removals by their Wave (the last wave of
+// what they were first: see deleteUndeclared), each in plan order.
+func itemGroups(items []plan.Item, waves int) (groups [][]int, writes int) {
 	waves = max(waves, 1)
-	groups := make([][]int, 3*waves+1)
+	writes = 3 * waves
+	groups = make([][]int, writes+1)
 	for i, it := range items {
 		gk := k8sschema.GroupKind{Group: it.ID.Group, Kind: it.ID.Kind}
 		w := min(it.Wave, waves-1) // plan.Check keeps it in range
 		switch {
 		case it.Action == plan.Prune || it.Action == plan.Delete:
-			groups[3*waves] = append(groups[3*waves], i)
+			for len(groups) <= writes+it.Wave {
+				groups = append(groups, nil)
+			}
+			groups[writes+it.Wave] = append(groups[writes+it.Wave], i)
 		case gk == namespaceGK:
 			groups[3*w] = append(groups[3*w], i)
 		case gk == crdGK:
@@ -218,7 +228,7 @@ func itemGroups(items []plan.Item, waves int) [][]int {
 			groups[3*w+2] = append(groups[3*w+2], i)
 		}
 	}
-	return groups
+	return groups, writes
 }
 
 // fileSecrets maps and settles the Secrets of in, by identity.

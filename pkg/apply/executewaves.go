@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/kapply/kapply/pkg/plan"
@@ -46,4 +47,10 @@ func (x *execution) notSent(groups [][]int, err error) {
 			x.report(i)
 		}
 	}
+}
+
+// awaitRemoved waits for the objects of a group of removals to be gone
+// before the next group (apply --plan --prune --wait): dependents first.
+func (x *execution) awaitRemoved(ctx context.Context, group []int) {
+	x.r.awaitGone(ctx, x.events, group)
 }

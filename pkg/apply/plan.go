@@ -183,6 +183,7 @@ func (a *Applier) Plan(ctx context.Context, in Input, opts PlanOptions) (*plan.P
 			switch ev.Outcome {
 			case Pruned:
 				it := plan.NewRemoval(plan.Prune, ev.Object, ev.Source)
+				it.Wave, it.WaveReason = ev.Wave, ev.WaveReason
 				if opts.OnItem != nil {
 					opts.OnItem(-1, it, ev.Object)
 				}

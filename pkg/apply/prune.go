@@ -113,7 +113,12 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []prune.Candidate, 
 	for n, wave := range waves {
 		first := len(events)
 		for _, i := range wave {
-			events = append(events, r.deleteOne(ctx, pruned[i], Pruned))
+			ev := r.deleteOne(ctx, pruned[i], Pruned)
+			if len(waves) > 1 {
+				// Its place in the removals: a plan's prune item keeps it.
+				ev.Wave, ev.WaveReason = n, "pruned last wave first"
+			}
+			events = append(events, ev)
 		}
 		if r.opts.WaitPruned && n < len(waves)-1 && r.opts.DryRun == cluster.NoDryRun {
 			r.awaitGone(ctx, events, allIndexes(len(events))[first:])

@@ -64,6 +64,35 @@ func TestPruneAndDeleteGoInReverseWaveOrder(t *testing.T) {
 			t.Errorf("pruned in the order %q, want %q", got, want)
 		}
 	})
+	t.Run("saved-plan", func(t *testing.T) {
+		w := newPlanWorld(t, "waves-prune-plan")
+		set := &prune.Options{ApplySet: "waves"}
+		write := apply.WriteOptions{Namespace: w.ns}
+		events, err := w.applier.Apply(context.Background(), apply.Input{Objects: wavedConfigMaps(w)}, apply.Options{Write: write, Prune: set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		failOnFailures(t, events)
+		files := []*unstructured.Unstructured{w.configMap("stays", map[string]any{"k": "v"})}
+		p, err := w.applier.Plan(context.Background(), apply.Input{Objects: files}, apply.PlanOptions{Write: write, Prune: set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ = w.roundTrip(p)
+		requests := &configMapRequests{ns: w.ns}
+		applier, err := newExampleApplier(requests.wrap(cluster.Config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, err = applier.Execute(context.Background(), p, apply.ExecuteOptions{Objects: apply.Input{Objects: files}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		failOnFailures(t, events)
+		if got := deletes(requests); !slices.Equal(got, want) {
+			t.Errorf("the saved plan pruned in the order %q, want %q", got, want)
+		}
+	})
 	t.Run("prune-wait", func(t *testing.T) {
 		w := newPlanWorld(t, "waves-prune-wait")
 		opts := apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, Prune: &prune.Options{ApplySet: "waves"}, WaitPruned: true, Timeout: time.Minute}

@@ -8,9 +8,16 @@ import "fmt"
 // plan cannot hold back a wave for an object it does not send, or send
 // one before what it waits for.
 func checkWaves(p *Plan) error {
+	for i, it := range p.Items {
+		if it.Wave < 0 {
+			return fmt.Errorf("%w: item %d (%s) is in wave %d", ErrInvalid, i+1, it.ID, it.Wave)
+		}
+	}
 	if len(p.Gates) == 0 {
 		for i, it := range p.Items {
-			if it.Wave != 0 {
+			// A removal's wave is its place among the removals, last
+			// wave first, which no gate holds.
+			if it.Wave != 0 && !it.removal() {
 				return fmt.Errorf("%w: item %d (%s) is in wave %d of a plan without waves", ErrInvalid, i+1, it.ID, it.Wave)
 			}
 		}
@@ -22,12 +29,13 @@ func checkWaves(p *Plan) error {
 	}
 	waveOf := make(map[ID]int, len(p.Items))
 	for i, it := range p.Items {
-		if it.Wave < 0 || it.Wave >= len(p.Gates) {
+		if it.removal() {
+			continue
+		}
+		if it.Wave >= len(p.Gates) {
 			return fmt.Errorf("%w: item %d (%s) is in wave %d; the plan has %d", ErrInvalid, i+1, it.ID, it.Wave, len(p.Gates))
 		}
-		if it.Action != Prune && it.Action != Delete {
-			waveOf[it.ID] = it.Wave
-		}
+		waveOf[it.ID] = it.Wave
 	}
 	for w, g := range p.Gates {
 		earlier := func(what string, id ID) error {
@@ -57,3 +65,5 @@ func checkWaves(p *Plan) error {
 	}
 	return nil
 }
+
+func (it Item) removal() bool { return it.Action == Prune || it.Action == Delete }
