@@ -119,7 +119,10 @@ func (g *gateRun) ready(ctx context.Context, w int, ids []plan.ID) error {
 		case res.TimedOut || res.Status == kstatus.InProgressStatus:
 			reason = fmt.Sprintf("was not ready in time (%s)", res.Status)
 		case res.Deleted():
-			reason = "was deleted"
+			// The wait cannot tell an object deleted from one never
+			// written: an earlier wave's object the server refused.
+			reason = "does not exist (it was not applied, or was deleted)"
+			res.Message = ""
 		}
 		if res.Message != "" {
 			reason += ": " + res.Message
