@@ -48,6 +48,9 @@ func TestAGateOnAnObjectThatWasNotWrittenFailsAtOnce(t *testing.T) {
 				!strings.Contains(gateErr.Object, "refused") || !strings.Contains(gateErr.Reason, "was not applied") {
 				t.Errorf("after: %v %v, want failed: wave 1 not sent, refused does not exist (was not applied)", events[1].Outcome, events[1].Err)
 			}
+			if events[1].Wave != 1 || events[1].WaveReason != "sync-wave 1" {
+				t.Errorf("after: wave %d %q, want the wave not sent: 1 \"sync-wave 1\"", events[1].Wave, events[1].WaveReason)
+			}
 			if took > timeout/2 {
 				t.Errorf("the run took %v: the gate waited for an object that was never written", took)
 			}
@@ -55,5 +58,48 @@ func TestAGateOnAnObjectThatWasNotWrittenFailsAtOnce(t *testing.T) {
 				t.Errorf("the ConfigMap of the wave not sent exists (err %v)", err)
 			}
 		})
+	}
+}
+
+// TestCancelWhileAGateWaitsEndsTheRun: a context cancelled (Ctrl-C) while
+// the run waits for a Gauge that never becomes ready ends the run at once;
+// the next wave is not sent.
+func TestCancelWhileAGateWaitsEndsTheRun(t *testing.T) {
+	w := newPlanWorld(t, "waves-cancel")
+	group := "waves-cancel.kapply.test"
+	objects := []*unstructured.Unstructured{
+		inWave(gaugeCRD(group), "-1"),
+		gauge(group, w.ns, "db", "0", "False"),
+		inWave(w.configMap("after", map[string]any{"k": "v"}), "1"),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan []apply.Event)
+	go func() {
+		events, err := w.applier.Apply(ctx, apply.Input{Objects: objects}, apply.Options{Timeout: 5 * time.Minute})
+		if err != nil {
+			t.Log(err)
+		}
+		done <- events
+	}()
+	time.Sleep(3 * time.Second) // the CRD established, the Gauge written
+	cancelled := time.Now()
+	cancel()
+	select {
+	case events := <-done:
+		if took := time.Since(cancelled); took > 5*time.Second {
+			t.Errorf("the run ended %v after the cancel", took)
+		}
+		if events != nil && events[2].Outcome != apply.Failed {
+			t.Errorf("after: %v %v, want failed", events[2].Outcome, events[2].Err)
+		}
+		if events != nil {
+			t.Logf("after: %v", events[2].Err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not end a minute after the cancel")
+	}
+	if _, err := dyn(t).Resource(configMaps).Namespace(w.ns).Get(context.Background(), "after", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the ConfigMap of the wave not sent exists (err %v)", err)
 	}
 }
