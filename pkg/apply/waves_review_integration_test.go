@@ -103,3 +103,30 @@ func TestCancelWhileAGateWaitsEndsTheRun(t *testing.T) {
 		t.Errorf("the ConfigMap of the wave not sent exists (err %v)", err)
 	}
 }
+
+// TestAGateOfReadyObjectsListsNothing: a gate whose objects are ready
+// once written (ConfigMaps) reads them and passes, without the wait's
+// LIST and WATCH of their whole namespace: 100 waves of 100 ConfigMaps
+// in one namespace listed 500,000 objects so.
+func TestAGateOfReadyObjectsListsNothing(t *testing.T) {
+	w := newPlanWorld(t, "waves-gate-lists")
+	requests := &configMapRequests{ns: w.ns}
+	applier, err := newExampleApplier(requests.wrap(cluster.Config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := applier.Apply(context.Background(), apply.Input{Objects: wavedConfigMaps(w)}, apply.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failOnFailures(t, events)
+	var collection []string
+	for _, seen := range requests.sorted() {
+		if seen == "GET " {
+			collection = append(collection, seen)
+		}
+	}
+	if len(collection) > 0 {
+		t.Errorf("%d LISTs or WATCHes of the namespace's ConfigMaps for 2 gates of ready ConfigMaps: %q", len(collection), requests.sorted())
+	}
+}
