@@ -43,6 +43,7 @@ func (x *execution) notSent(groups [][]int, err error) {
 			if o.Obj != nil {
 				ev = o.event(Event{Outcome: Failed, Err: errorOf(o, fmt.Errorf("not applied: %w", err))})
 			}
+			ev.Wave, ev.WaveReason = it.Wave, it.WaveReason
 			x.events[i] = ev
 			x.report(i)
 		}

@@ -210,6 +210,10 @@ func (r *runner) applyAll(ctx context.Context, objects []*object, afterNamespace
 			if err := r.gates.pass(ctx, phase.wave, r.objectsByID(objects)); err != nil {
 				failRest(objects, all[n:], events, err)
 				for _, rest := range all[n:] {
+					// Its wave says which gate held it back.
+					for _, i := range rest.indexes {
+						events[i].Wave, events[i].WaveReason = r.ordering.waveOf(i)
+					}
 					r.reportAll(rest.indexes, events)
 				}
 				break

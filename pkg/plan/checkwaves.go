@@ -8,9 +8,21 @@ import "fmt"
 // plan cannot hold back a wave for an object it does not send, or send
 // one before what it waits for.
 func checkWaves(p *Plan) error {
+	removals := 0
+	for _, it := range p.Items {
+		if it.removal() {
+			removals++
+		}
+	}
 	for i, it := range p.Items {
 		if it.Wave < 0 {
 			return fmt.Errorf("%w: item %d (%s) is in wave %d", ErrInvalid, i+1, it.ID, it.Wave)
+		}
+		// A removal's wave is its place among the removals' groups, of
+		// which there are at most as many as removals: Execute makes a
+		// group per place up to it.
+		if it.removal() && it.Wave >= removals {
+			return fmt.Errorf("%w: item %d (%s) is removed in place %d; the plan has %d removals", ErrInvalid, i+1, it.ID, it.Wave, removals)
 		}
 	}
 	if len(p.Gates) == 0 {

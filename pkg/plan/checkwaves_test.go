@@ -59,6 +59,9 @@ func TestCheckWavesRefuses(t *testing.T) {
 		"first wave gated":        func(p *Plan) { p.Gates[0].Ready = []ID{p.Items[0].ID} },
 		"item past the waves":     func(p *Plan) { p.Items[4].Wave = 2 },
 		"waves without gates":     func(p *Plan) { p.Gates = nil },
+		// A removal's wave is its place among the removals: one far past
+		// them would make Execute allocate a group per wave up to it.
+		"removal past the removals": func(p *Plan) { p.Items[5].Wave = 1 << 40 },
 	} {
 		p := wavedPlan(t)
 		edit(p)
@@ -68,5 +71,14 @@ func TestCheckWavesRefuses(t *testing.T) {
 	}
 	if err := Check(wavedPlan(t)); err != nil {
 		t.Errorf("the waved plan: %v", err)
+	}
+	unwaved := samplePlan(t)
+	unwaved.Items[5].Wave = 1 << 40
+	if err := Check(unwaved); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a plan without waves, its prune item in wave 1<<40: %v, want ErrInvalid", err)
+	}
+	unwaved.Items[5].Wave = 1 // two removals: places 0 and 1
+	if err := Check(unwaved); err != nil {
+		t.Errorf("a plan whose second removal goes second: %v", err)
 	}
 }
