@@ -208,7 +208,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	}
 	failed := printer.printRest(streams, events, printed)
 	if opts.wait && runOpts.DryRun == kcluster.NoDryRun {
-		if err := waitReady(cmd.Context(), applier, streams, events, opts.waitTimeout(), runOpts.Health, printer); err != nil {
+		if err := waitReady(cmd.Context(), applier, streams, events, opts.waitTimeout(), runOpts.Waves.Health, printer); err != nil {
 			return err
 		}
 	}
@@ -293,11 +293,11 @@ func (opts applyOptions) toRun(getter *genericclioptions.ConfigFlags) (apply.Opt
 		ChunkSize: chunkSizeOption(opts.chunkSize),
 		DryRun:    dryRun,
 	}
-	if run.Health, err = readHealthFile(opts.healthFile); err != nil {
+	if run.Waves.Health, err = readHealthFile(opts.healthFile); err != nil {
 		return apply.Options{}, nil, err
 	}
 	if opts.prune.enabled {
-		run.WaitPruned = opts.wait
+		run.Waves.WaitPruned = opts.wait
 		run.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, All: opts.prune.all,
 			Allowlist: opts.prune.allowlist, AllowEmpty: opts.prune.allowEmpty, Cascade: cascade}
 	}

@@ -208,7 +208,7 @@ func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts a
 	}
 	// How the items are written is the plan's (plan.Settings); -l and
 	// --all say which prune items the run may delete.
-	execOpts := apply.ExecuteOptions{Cascade: cascade, Timeout: runOpts.Timeout, Health: runOpts.Health, WaitPruned: opts.wait, Objects: in,
+	execOpts := apply.ExecuteOptions{Cascade: cascade, Timeout: runOpts.Timeout, Waves: apply.WaveOptions{Health: runOpts.Waves.Health, WaitPruned: opts.wait}, Objects: in,
 		PruneSelector: opts.selector, PruneAll: opts.prune.all}
 	// As apply: lines print as the items are done, and the run keeps no
 	// objects of them (ExecuteOptions.Lean).
@@ -228,7 +228,7 @@ func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts a
 		return runFailed(err)
 	}
 	if opts.wait {
-		if err := waitReady(ctx, applier, streams, events, opts.waitTimeout(), runOpts.Health, printer); err != nil {
+		if err := waitReady(ctx, applier, streams, events, opts.waitTimeout(), runOpts.Waves.Health, printer); err != nil {
 			return err
 		}
 	}

@@ -25,12 +25,9 @@ type ExecuteOptions struct {
 	// and the gates of all the plan's waves together (zero:
 	// DefaultGateTimeout).
 	Timeout time.Duration
-	// Health, when set, decides the readiness of the kinds it knows for
-	// the gates of the plan's waves (Options.Health).
-	Health HealthFunc
-	// WaitPruned waits for the removals of each wave to be gone before
-	// those of the wave before it (Options.WaitPruned).
-	WaitPruned bool
+	// Waves are how the plan's waves wait: their gates' health rules,
+	// and removals gone wave by wave.
+	Waves WaveOptions
 	// Objects are the files' objects the plan was made from, needed for a
 	// Secret whose values a saved plan keeps as digests: their values are
 	// put back (plan.Item.WithSecretValues) and must match the digests.
@@ -64,7 +61,7 @@ func (o ExecuteOptions) settings(p plan.Settings) settings {
 	}
 	return settings{WriteOptions: WriteOptions{FieldManager: p.FieldManager, FieldValidation: p.FieldValidation,
 		Namespace: p.Namespace, SecretRecord: record, ServerSide: p.ServerSide, ForceConflicts: p.ForceConflicts},
-		Options: Options{Timeout: o.Timeout, Health: o.Health, WaitPruned: o.WaitPruned}, Cascade: o.Cascade}
+		Options: Options{Timeout: o.Timeout, Waves: o.Waves}, Cascade: o.Cascade}
 }
 
 // Execute writes the plan's items to the cluster with the plan's
@@ -131,7 +128,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 				break
 			}
 		}
-		if n > writes && r.opts.WaitPruned {
+		if n > writes && r.opts.Waves.WaitPruned {
 			x.awaitRemoved(ctx, groups[n-1])
 		}
 		// A CRD's event is final once it is established.

@@ -48,7 +48,7 @@ func (r *runner) newGateRun(gates []plan.Gate) *gateRun {
 	if timeout <= 0 {
 		timeout = DefaultGateTimeout
 	}
-	return &gateRun{r: r, gates: gates, deadline: time.Now().Add(timeout), health: r.opts.Health}
+	return &gateRun{r: r, gates: gates, deadline: time.Now().Add(timeout), health: r.opts.Waves.Health}
 }
 
 // GateError is a wave that was not sent: its gate did not pass (an object

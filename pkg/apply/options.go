@@ -72,10 +72,6 @@ type Options struct {
 	Write WriteOptions
 	// Prune, when set, deletes what the files no longer declare.
 	Prune *prune.Options
-	// WaitPruned, with Prune, waits for the pruned objects of each wave
-	// to be gone before pruning the wave before it (apply --prune --wait),
-	// within Timeout.
-	WaitPruned bool
 	// Force, when set, replaces objects that cannot be patched
 	// (kubectl apply --force).
 	Force  *ForceOptions
@@ -84,9 +80,8 @@ type Options struct {
 	// and Force's wait for an object to be gone; and the gates of all the
 	// run's waves together (zero: DefaultGateTimeout).
 	Timeout time.Duration
-	// Health, when set, decides the readiness of the kinds it knows in
-	// place of kstatus: for the gates of a run's waves (see pkg/health).
-	Health HealthFunc
+	// Waves are how the run's waves wait (docs/waves.md).
+	Waves WaveOptions
 	// Progress, when set, is called after each object with the number of
 	// objects done and the total.
 	Progress func(done, total int)
@@ -190,4 +185,15 @@ func (o settings) withDefaults() settings {
 		o.Timeout = time.Minute
 	}
 	return o
+}
+
+// WaveOptions say how a run's waves wait, beyond Options.Timeout.
+type WaveOptions struct {
+	// Health, when set, decides the readiness of the kinds it knows in
+	// place of kstatus, for the gates of the run's waves (see pkg/health).
+	Health HealthFunc
+	// WaitPruned, with pruning, waits for the pruned objects of each wave
+	// to be gone before those of the wave before it (apply --prune
+	// --wait), within Options.Timeout.
+	WaitPruned bool
 }

@@ -120,7 +120,7 @@ func (r *runner) deleteUndeclared(ctx context.Context, found []prune.Candidate, 
 			}
 			events = append(events, ev)
 		}
-		if r.opts.WaitPruned && n < len(waves)-1 && r.opts.DryRun == cluster.NoDryRun {
+		if r.opts.Waves.WaitPruned && n < len(waves)-1 && r.opts.DryRun == cluster.NoDryRun {
 			r.awaitGone(ctx, events, allIndexes(len(events))[first:])
 		}
 	}

@@ -52,7 +52,7 @@ type WaitOptions struct {
 	// wait ends, with the values of the events' Secrets masked.
 	OnWarning func(text string)
 	// Status, when set, decides the readiness of the kinds it knows in
-	// place of kstatus (Options.Health).
+	// place of kstatus (WaveOptions.Health).
 	Status HealthFunc
 }
 

@@ -50,7 +50,7 @@ func TestAHealthRuleHoldsTheNextWave(t *testing.T) {
 		clock := &eventClock{}
 		done := make(chan []apply.Event)
 		go func() {
-			events, err := w.applier.Apply(context.Background(), apply.Input{Objects: objects}, apply.Options{OnEvent: clock.onEvent, Health: gaugeHealth(t, group)})
+			events, err := w.applier.Apply(context.Background(), apply.Input{Objects: objects}, apply.Options{OnEvent: clock.onEvent, Waves: apply.WaveOptions{Health: gaugeHealth(t, group)}})
 			if err != nil {
 				t.Error(err)
 			}
@@ -81,7 +81,7 @@ func TestAHealthRuleHoldsTheNextWave(t *testing.T) {
 		w := newPlanWorld(t, "waves-health-failed")
 		group := "waves-health-failed.kapply.test"
 		objects := []*unstructured.Unstructured{inWave(gaugeCRD(group), "-2"), w.configMap("app", map[string]any{"k": "v"}), phasedGauge(group, w.ns, "Broken")}
-		events, err := w.applier.Apply(context.Background(), apply.Input{Objects: objects}, apply.Options{Health: gaugeHealth(t, group)})
+		events, err := w.applier.Apply(context.Background(), apply.Input{Objects: objects}, apply.Options{Waves: apply.WaveOptions{Health: gaugeHealth(t, group)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -95,7 +95,7 @@ func TestPruneAndDeleteGoInReverseWaveOrder(t *testing.T) {
 	})
 	t.Run("prune-wait", func(t *testing.T) {
 		w := newPlanWorld(t, "waves-prune-wait")
-		opts := apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, Prune: &prune.Options{ApplySet: "waves"}, WaitPruned: true, Timeout: time.Minute}
+		opts := apply.Options{Write: apply.WriteOptions{Namespace: w.ns}, Prune: &prune.Options{ApplySet: "waves"}, Waves: apply.WaveOptions{WaitPruned: true}, Timeout: time.Minute}
 		events, err := w.applier.Apply(context.Background(), apply.Input{Objects: wavedConfigMaps(w)}, opts)
 		if err != nil {
 			t.Fatal(err)
