@@ -48,6 +48,7 @@ type applyOptions struct {
 	wait         bool
 	review       reviewOptions
 	ignore       ignoreOptions
+	history      historyFlags // --change-cause, --history-limit, --history-namespace (history.go)
 }
 
 // pruneOptions are apply's pruning flags.
@@ -164,6 +165,7 @@ reason, and the exit code is 1.`,
 	flags.BoolVar(&opts.prune.allowEmpty, "prune-allow-empty", false, "let a run with no objects prune every member of the set")
 	flags.StringVar(&opts.prune.cascade, "cascade", "background", `how pruned objects' dependents go: "background", "foreground" or "orphan"`)
 	opts.review.add(flags)
+	opts.history.add(flags)
 	opts.ignore.addApplyFlags(flags)
 	flags.BoolVar(&opts.prune.all, "all", false, "with --prune and no -l: prune every object of the allowlisted kinds that has a last-applied record and that the files no longer declare, in the namespaces the run applied to (kubectl's --all)")
 	return cmd
@@ -175,6 +177,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return runFailed(err)
 	}
+	runOpts.History = opts.history.options(getter, streams.ErrOut, runOpts.Prune)
 	// -o events: started now, its summary written last.
 	defer printer.startEvents(streams.Out, "apply", runOpts.DryRun).finishInto(&err)
 	if warning := dryRunDeprecation(opts.dryRun); warning != "" {

@@ -229,6 +229,7 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 		newDeleteCommand(configFlags, streams),
 		newDiffCommand(configFlags, streams),
 		newPlanCommand(configFlags, streams),
+		newHistoryCommand(configFlags, streams),
 	)
 	cmd.SetFlagErrorFunc(flagError)
 	registerCompletions(cmd, configFlags)

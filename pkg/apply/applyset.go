@@ -43,13 +43,28 @@ func (r *runner) writeParent(ctx context.Context, s *prune.Set, superset bool) e
 	}
 	client := r.dynamic.Resource(s.Mapping.Resource).Namespace(s.Namespace)
 	force := true // the set's fields are ours, even if kubectl wrote them last
+	var parent *unstructured.Unstructured
 	err = r.retryTransient(ctx, func() error {
-		_, err := client.Patch(ctx, s.Name, types.ApplyPatchType, body,
+		var err error
+		parent, err = client.Patch(ctx, s.Name, types.ApplyPatchType, body,
 			metav1.PatchOptions{FieldManager: prune.ParentFieldManager, Force: &force, DryRun: r.serverDryRun()})
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("updating ApplySet parent %s: %w", s, err)
 	}
-	return nil
+	return r.recordRevision(ctx, parent, superset)
+}
+
+// recordRevision begins the run's revision once the superset is on the
+// parent (the revision's objects name the parent's UID), and completes it
+// once the parent records the set as the run left it.
+func (r *runner) recordRevision(ctx context.Context, parent *unstructured.Unstructured, superset bool) error {
+	if r.history == nil || len(r.serverDryRun()) > 0 {
+		return nil
+	}
+	if superset {
+		return r.beginRevision(ctx, r.history, parent)
+	}
+	return r.completeRevision(ctx, r.history)
 }

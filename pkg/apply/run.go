@@ -55,6 +55,7 @@ type runner struct {
 	ordering  ordering
 	holdWaves bool
 	gates     *gateRun
+	history   *historyRun // the run's revision (history_record.go)
 }
 
 // Input is what a run applies: the objects, where each came from, and an
@@ -91,6 +92,7 @@ func (a *Applier) Apply(ctx context.Context, in Input, opts Options) ([]Event, e
 	if err != nil {
 		return nil, r.maskError(err)
 	}
+	r.history = r.newHistory(set, objects)
 	// Apply is Plan and Execute in one call, object by object: each is
 	// planned as it is listed and its item written at once (applyObject).
 	r.step = r.applyObject
