@@ -14,7 +14,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
-	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/history"
 )
 
@@ -35,12 +34,9 @@ func (f *historyFlags) addNamespace(flags *pflag.FlagSet) {
 	flags.StringVar(&f.namespace, "history-namespace", "", "the namespace whose Secrets hold the revisions of an ApplySet whose parent is neither a Secret nor a ConfigMap (the parent's own namespace for a namespaced parent)")
 }
 
-// options are the HistoryOptions of a run that prunes with p: none
-// without an ApplySet. Warnings go to errOut.
-func (f historyFlags) options(getter *genericclioptions.ConfigFlags, errOut io.Writer, p *prune.Options) *apply.HistoryOptions {
-	if p == nil || p.ApplySet == "" {
-		return nil
-	}
+// options are a run's HistoryOptions, used if it records on an ApplySet
+// (apply --applyset, a plan made with one). Warnings go to errOut.
+func (f historyFlags) options(getter *genericclioptions.ConfigFlags, errOut io.Writer) *apply.HistoryOptions {
 	_, user := runNames(getter)
 	return &apply.HistoryOptions{Limit: f.limit, ChangeCause: f.changeCause, Namespace: f.namespace, User: user,
 		Warn: func(msg string) { fmt.Fprintf(errOut, "Warning: %s\n", msg) }}

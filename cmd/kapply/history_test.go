@@ -265,3 +265,69 @@ func TestHistoryReadByAUserWhoMayOnlyReadSecrets(t *testing.T) {
 		t.Fatalf("--revision 1: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestHistoryOfAnExecutedPlan: apply --plan records a revision of the
+// plan's ApplySet, complete once the plan is executed, with the files'
+// configurations and --change-cause.
+func TestHistoryOfAnExecutedPlan(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: one}\n"})
+	mustKapply(t, "apply", "-f", dir, "-n", ns, "--prune", "--applyset=web")
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: two}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	mustKapply(t, "plan", "-f", dir, "-n", ns, "--prune", "--applyset=web", "-o", planFile)
+	mustKapply(t, "apply", "--plan", planFile, "-f", dir, "-n", ns, "--change-cause", "planned")
+	revs, err := history.Revisions(historyObjects(t, historySecrets, ns, "web"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(revs) != 2 || !revs[1].Complete || revs[1].ChangeCause != "planned" || revs[1].Counts != (history.Counts{Members: 1, Changed: 1}) {
+		t.Fatalf("revisions %+v", revs)
+	}
+	d := mustKapply(t, "history", "--applyset=web", "-n", ns, "--revision", "2").stdout
+	if !strings.Contains(d, "-  k: one") || !strings.Contains(d, "+  k: two") || strings.Contains(d, "part-of") {
+		t.Errorf("--revision 2 (the label is in both, so no change):\n%s", d)
+	}
+}
+
+// TestHistoryRevisionOfAFailedApplyIsIncomplete: a member the server
+// refuses leaves the revision incomplete; the same files applied again,
+// once they succeed, complete it rather than add one.
+func TestHistoryRevisionOfAFailedApplyIsIncomplete(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{
+		"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n",
+		"q.yaml": "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec: {hard: {pods: \"2\"}}\n",
+	})
+	// A user who may write Secrets and ConfigMaps, not ResourceQuotas:
+	// the quota fails, the ConfigMap is applied.
+	writer := cluster.UserKubeconfig(t, ns, "history-writer", []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"secrets", "configmaps"}, Verbs: []string{"get", "list", "create", "patch", "update", "delete"}},
+		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"selfsubjectreviews"}, Verbs: []string{"create"}}})
+	args := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=web"}
+	if r := kapplyVia(t, writer, args...); r.code == 0 {
+		t.Fatalf("the quota was applied by a user who may not:\n%s", r.stdout)
+	}
+	revs, err := history.Revisions(historyObjects(t, historySecrets, ns, "web"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(revs) != 1 || revs[0].Complete || revs[0].User != "history-writer" {
+		t.Fatalf("after a failed apply: %+v", revs)
+	}
+	mustKapply(t, args...)
+	revs, err = history.Revisions(historyObjects(t, historySecrets, ns, "web"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(revs) != 1 || !revs[0].Complete {
+		t.Fatalf("after the same files succeeded: %+v", revs)
+	}
+	if list := mustKapply(t, "history", "--applyset=web", "-n", ns).stdout; !strings.Contains(list, "true") {
+		t.Errorf("listed as incomplete:\n%s", list)
+	}
+}

@@ -51,6 +51,9 @@ type ExecuteOptions struct {
 	// plan of 10,000 items then holds the objects in flight, not every
 	// live object until the last is checked.
 	Lean bool
+	// History, when the plan names an ApplySet, records the run as a
+	// revision of it, with Objects' configurations (HistoryOptions).
+	History *HistoryOptions
 }
 
 // settings are the run's: the plan's, and the run's own.
@@ -106,6 +109,7 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 	if err != nil {
 		return nil, err
 	}
+	r.history = r.planHistory(set, opts)
 	checks, err := r.checkedPlan(ctx, p, opts, secrets, set)
 	if err != nil {
 		return nil, err

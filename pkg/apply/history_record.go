@@ -51,6 +51,26 @@ func (r *runner) newHistory(set *prune.Set, objects []*object) *historyRun {
 	return &historyRun{opts: *r.opts.History, set: set, members: history.NewMembers(objs)}
 }
 
+// planHistory prepares the revision of an executed plan that names set:
+// the configurations are the files' objects the plan is checked against,
+// labelled as the set's members, as Plan labelled them.
+func (r *runner) planHistory(set *prune.Set, opts ExecuteOptions) *historyRun {
+	if set == nil || opts.History == nil {
+		return nil
+	}
+	objs := make([]*unstructured.Unstructured, len(opts.Objects.Objects))
+	for i, o := range opts.Objects.Objects {
+		objs[i] = r.configurationOf(o)
+		labels := objs[i].GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[prune.PartOfLabel] = set.ID()
+		objs[i].SetLabels(labels)
+	}
+	return &historyRun{opts: *opts.History, set: set, members: history.NewMembers(objs)}
+}
+
 // configurationOf is obj with the run's namespace when its kind is
 // namespaced and it names none; a kind not mapped yet (a CRD of the run)
 // stays as the file has it.
