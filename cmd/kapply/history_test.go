@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/internal/testcluster"
 	"github.com/kapply/kapply/pkg/history"
 )
@@ -329,5 +330,49 @@ func TestHistoryRevisionOfAFailedApplyIsIncomplete(t *testing.T) {
 	}
 	if list := mustKapply(t, "history", "--applyset=web", "-n", ns).stdout; !strings.Contains(list, "true") {
 		t.Errorf("listed as incomplete:\n%s", list)
+	}
+}
+
+// TestHistoryOfACustomTypeParent: a Widget parent's revisions need
+// --history-namespace: without it the run is refused naming the flag and
+// writes neither the parent nor a member; with the parent's namespace they
+// are Secrets there, owned by the Widget.
+func TestHistoryOfACustomTypeParent(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	group := "history.kapply.test"
+	crd := strings.Replace(fixture.WidgetCRD(group), "metadata: {name: widgets.", `metadata: {labels: {applyset.kubernetes.io/is-parent-type: "true"}, name: widgets.`, 1)
+	mustKapply(t, "apply", "-f", writeFiles(t, map[string]string{"crd.yaml": crd}))
+	dir := writeFiles(t, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n"})
+	args := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=widgets." + group + "/wset"}
+	r := kapply(t, args...)
+	if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "--history-namespace") {
+		t.Fatalf("without --history-namespace: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	widgets := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "widgets"}
+	if _, err := dynClient(t).Resource(widgets).Namespace(ns).Get(context.Background(), "wset", metav1.GetOptions{}); err == nil {
+		t.Error("the parent was written by a refused run")
+	}
+	if got := liveConfigMaps(t, ns); len(got) != 0 {
+		t.Errorf("a refused run wrote %v", got)
+	}
+	if r := kapply(t, append(args, "--history-namespace", "default")...); r.code == 0 || !strings.Contains(r.stderr, `--history-namespace must be "`+ns+`"`) {
+		t.Errorf("another namespace than the parent's: exit %d\n%s", r.code, r.stderr)
+	}
+	mustKapply(t, append(args, "--history-namespace", ns)...)
+	parent, err := dynClient(t).Resource(widgets).Namespace(ns).Get(context.Background(), "wset", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := dynClient(t).Resource(historySecrets).Namespace(ns).List(context.Background(), metav1.ListOptions{LabelSelector: history.HistoryOfLabel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0].GetOwnerReferences()[0].UID != parent.GetUID() || list.Items[0].GetOwnerReferences()[0].Kind != "Widget" {
+		t.Fatalf("history Secrets %v", list.Items)
+	}
+	out := mustKapply(t, "history", "--applyset=widgets."+group+"/wset", "-n", ns, "--history-namespace", ns).stdout
+	if !strings.Contains(out, "\n1 ") {
+		t.Errorf("history:\n%s", out)
 	}
 }

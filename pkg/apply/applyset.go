@@ -37,6 +37,9 @@ func (r *runner) writeParent(ctx context.Context, s *prune.Set, superset bool) e
 	if r.opts.DryRun == cluster.ClientDryRun {
 		return nil
 	}
+	if err := r.history.refusal(); err != nil {
+		return err
+	}
 	body, err := s.ParentPatch(superset)
 	if err != nil {
 		return err

@@ -30,10 +30,29 @@ type historyRun struct {
 	opts    HistoryOptions
 	set     *prune.Set
 	members []map[string]any
-	// store and head are set once begun; head is the revision's first
-	// chunk, nil when the run records nothing.
-	store *historyStore
-	head  string
+	// store is where the revisions are; refused, why they cannot be
+	// recorded (the run then writes nothing, not even the parent).
+	store   *historyStore
+	refused error
+	// head is the name of the revision's first chunk once begun; empty
+	// when the run records nothing.
+	head string
+}
+
+// newHistoryRun locates the set's revisions for a run.
+func (r *runner) newHistoryRun(opts HistoryOptions, set *prune.Set, objs []*unstructured.Unstructured) *historyRun {
+	h := &historyRun{opts: opts, set: set, members: history.NewMembers(objs)}
+	h.store, h.refused = r.storeOf(set, opts.Namespace)
+	return h
+}
+
+// refusal is why the run may not begin: checked before the parent is
+// written.
+func (h *historyRun) refusal() error {
+	if h == nil {
+		return nil
+	}
+	return h.refused
 }
 
 // newHistory prepares the revision of a run that applies objects as set's
@@ -48,7 +67,7 @@ func (r *runner) newHistory(set *prune.Set, objects []*object) *historyRun {
 	for i, o := range objects {
 		objs[i] = r.configurationOf(o.Obj)
 	}
-	return &historyRun{opts: *r.opts.History, set: set, members: history.NewMembers(objs)}
+	return r.newHistoryRun(*r.opts.History, set, objs)
 }
 
 // planHistory prepares the revision of an executed plan that names set:
@@ -68,7 +87,7 @@ func (r *runner) planHistory(set *prune.Set, opts ExecuteOptions) *historyRun {
 		labels[prune.PartOfLabel] = set.ID()
 		objs[i].SetLabels(labels)
 	}
-	return &historyRun{opts: *opts.History, set: set, members: history.NewMembers(objs)}
+	return r.newHistoryRun(*opts.History, set, objs)
 }
 
 // configurationOf is obj with the run's namespace when its kind is
@@ -92,12 +111,10 @@ func (r *runner) configurationOf(obj *unstructured.Unstructured) *unstructured.U
 // run changes nothing worth a revision, an incomplete one is completed by
 // this run. It then deletes the revisions past the limit.
 func (r *runner) beginRevision(ctx context.Context, h *historyRun, parent *unstructured.Unstructured) error {
-	store, err := r.storeOf(h.set, h.opts.Namespace)
-	if err != nil {
-		return err
+	if h.refused != nil {
+		return h.refused
 	}
-	h.store = store
-	revs, objs, err := r.readHistory(ctx, store)
+	revs, objs, err := r.readHistory(ctx, h.store)
 	if err != nil {
 		return err
 	}
