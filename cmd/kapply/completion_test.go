@@ -94,7 +94,8 @@ func TestCompletionValuesFromTheCluster(t *testing.T) {
 	if got := complete("export", "-n", ns, "configm"); !slices.Equal(got, []string{"configmaps"}) {
 		t.Errorf("export configm: %v, want [configmaps]", got)
 	}
-	if got := complete("export", "-n", ns, "cm", ""); !slices.Equal(got, []string{"alpha", "beta", "cmset", "gamma"}) {
+	// cmset-rev-1-0 holds the first revision of the ConfigMap set cmset.
+	if got := complete("export", "-n", ns, "cm", ""); !slices.Equal(got, []string{"alpha", "beta", "cmset", "cmset-rev-1-0", "gamma"}) {
 		t.Errorf("export cm NAME: %v", got)
 	}
 	if got := complete("export", "-n", ns, "configmap", "alpha", ""); slices.Contains(got, "alpha") || !slices.Contains(got, "beta") {

@@ -64,8 +64,9 @@ func (r *runner) newHistory(set *prune.Set, objects []*object) *historyRun {
 		return nil
 	}
 	objs := make([]*unstructured.Unstructured, len(objects))
+	scopes := map[schema.GroupVersionKind]bool{}
 	for i, o := range objects {
-		objs[i] = r.configurationOf(o.Obj)
+		objs[i] = r.configurationOf(o.Obj, scopes)
 	}
 	return r.newHistoryRun(*r.opts.History, set, objs)
 }
@@ -78,8 +79,9 @@ func (r *runner) planHistory(set *prune.Set, opts ExecuteOptions) *historyRun {
 		return nil
 	}
 	objs := make([]*unstructured.Unstructured, len(opts.Objects.Objects))
+	scopes := map[schema.GroupVersionKind]bool{}
 	for i, o := range opts.Objects.Objects {
-		objs[i] = r.configurationOf(o)
+		objs[i] = r.configurationOf(o, scopes)
 		labels := objs[i].GetLabels()
 		if labels == nil {
 			labels = map[string]string{}
@@ -92,15 +94,26 @@ func (r *runner) planHistory(set *prune.Set, opts ExecuteOptions) *historyRun {
 
 // configurationOf is obj with the run's namespace when its kind is
 // namespaced and it names none; a kind not mapped yet (a CRD of the run)
-// stays as the file has it.
-func (r *runner) configurationOf(obj *unstructured.Unstructured) *unstructured.Unstructured {
+// stays as the file has it. scopes holds the answers already had, failures
+// too: the mapper is asked once a kind.
+func (r *runner) configurationOf(obj *unstructured.Unstructured, scopes map[schema.GroupVersionKind]bool) *unstructured.Unstructured {
 	c := obj.DeepCopy()
 	if c.GetNamespace() != "" {
 		return c
 	}
 	gvk := c.GroupVersionKind()
-	m, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err == nil && m.Scope.Name() == meta.RESTScopeNameNamespace {
+	namespaced, known := scopes[gvk]
+	if !known {
+		var m *meta.RESTMapping
+		if cached, ok := r.mappings.Load(gvk); ok {
+			m = cached.(*meta.RESTMapping)
+		} else if mapped, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+			m = mapped
+		}
+		namespaced = m != nil && m.Scope.Name() == meta.RESTScopeNameNamespace
+		scopes[gvk] = namespaced
+	}
+	if namespaced {
 		c.SetNamespace(r.opts.Namespace)
 	}
 	return c
