@@ -376,3 +376,24 @@ func TestHistoryOfACustomTypeParent(t *testing.T) {
 		t.Errorf("history:\n%s", out)
 	}
 }
+
+// TestHistoryRecordsWhomTheServerAuthenticated: the revision's user is the
+// server's (SelfSubjectReview), here an impersonated one, not the
+// kubeconfig's; a revision not kept is an error naming those kept.
+func TestHistoryRecordsWhomTheServerAuthenticated(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := writeFiles(t, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n"})
+	mustKapply(t, "apply", "-f", dir, "-n", ns, "--prune", "--applyset=web", "--as=alice", "--as-group=system:masters")
+	revs, err := history.Revisions(historyObjects(t, historySecrets, ns, "web"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(revs) != 1 || revs[0].User != "alice" {
+		t.Fatalf("revisions %+v, want one by alice", revs)
+	}
+	r := kapply(t, "history", "--applyset=web", "-n", ns, "--revision", "7")
+	if r.code != 2 || !strings.Contains(r.stderr, "revision 7 not found (kept: 1 to 1)") {
+		t.Errorf("--revision 7: exit %d\n%s", r.code, r.stderr)
+	}
+}
