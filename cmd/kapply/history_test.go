@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -395,5 +396,41 @@ func TestHistoryRecordsWhomTheServerAuthenticated(t *testing.T) {
 	r := kapply(t, "history", "--applyset=web", "-n", ns, "--revision", "7")
 	if r.code != 2 || !strings.Contains(r.stderr, "revision 7 not found (kept: 1 to 1)") {
 		t.Errorf("--revision 7: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestHistoryOfConcurrentRuns: two runs of different files at once on one
+// set record two revisions of distinct numbers, each read back whole.
+func TestHistoryOfConcurrentRuns(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	mustKapply(t, "apply", "-f", fiveConfigMaps(t), "-n", ns, "--prune", "--applyset=shop")
+	dirs := []string{
+		writeFiles(t, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm1}\ndata: {i: one}\n"}),
+		writeFiles(t, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm1}\ndata: {i: uno}\n"}),
+	}
+	var wg sync.WaitGroup
+	results := make([]result, 2)
+	for i, dir := range dirs {
+		wg.Go(func() { results[i] = kapply(t, "apply", "-f", dir, "-n", ns, "--prune", "--applyset=shop") })
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+	}
+	objs := historyObjects(t, historySecrets, ns, "shop")
+	revs, err := history.Revisions(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(revs) != 3 || revs[1].Number != 2 || revs[2].Number != 3 {
+		t.Fatalf("revisions %+v, want 1, 2, 3", revs)
+	}
+	for _, rev := range revs {
+		if _, err := history.Members(objs, rev.Number); err != nil {
+			t.Errorf("revision %d: %v", rev.Number, err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -122,12 +123,29 @@ func (r *runner) configurationOf(obj *unstructured.Unstructured, scopes map[sche
 // beginRevision writes the run's revision as incomplete, unless the set's
 // last revision holds the same configurations: a complete one means the
 // run changes nothing worth a revision, an incomplete one is completed by
-// this run. It then deletes the revisions past the limit.
+// this run. It then deletes the revisions past the limit. A run that
+// writes the same number at once as another takes the next one.
 func (r *runner) beginRevision(ctx context.Context, h *historyRun, parent *unstructured.Unstructured) error {
 	if h.refused != nil {
 		return h.refused
 	}
-	revs, objs, err := r.readHistory(ctx, h.store)
+	for attempt := 1; ; attempt++ {
+		err := r.tryBeginRevision(ctx, h, parent)
+		if !errors.Is(err, errRevisionTaken) || attempt == 3 {
+			return err
+		}
+	}
+}
+
+// errRevisionTaken: another run wrote the revision's first chunk first.
+var errRevisionTaken = errors.New("revision number taken by another run")
+
+func (r *runner) tryBeginRevision(ctx context.Context, h *historyRun, parent *unstructured.Unstructured) error {
+	objs, err := r.listHistory(ctx, h.store)
+	if err != nil {
+		return err
+	}
+	revs, err := history.Revisions(objs)
 	if err != nil {
 		return err
 	}
@@ -138,7 +156,10 @@ func (r *runner) beginRevision(ctx context.Context, h *historyRun, parent *unstr
 	var before []map[string]any
 	if n := len(revs); n > 0 {
 		last := revs[n-1]
-		before = last.Members
+		// Only the last revision is read whole: the one compared with.
+		if before, err = history.Members(objs, last.Number); err != nil {
+			return fmt.Errorf("history of ApplySet %s: %w", h.set, err)
+		}
 		if history.Same(before, h.members) {
 			if !last.Complete {
 				h.head = history.ChunkName(parent.GetName(), last.Number, 0)
@@ -154,8 +175,10 @@ func (r *runner) beginRevision(ctx context.Context, h *historyRun, parent *unstr
 	return r.expireRevisions(ctx, h, append(revs, rev), objs, h.opts.Limit)
 }
 
-// writeRevision writes rev's chunks, the first last: a revision is listed
-// only once all of it is there.
+// writeRevision writes rev's chunks, the first last and created, not
+// applied: a revision is listed only once all of it is there, and two runs
+// never both write one number's first chunk. The others are applied: an
+// interrupted run may have left them.
 func (r *runner) writeRevision(ctx context.Context, h *historyRun, rev history.Revision, parent *unstructured.Unstructured) error {
 	gvk := parent.GroupVersionKind()
 	owner := metav1.OwnerReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: parent.GetName(), UID: parent.GetUID()}
@@ -163,12 +186,36 @@ func (r *runner) writeRevision(ctx context.Context, h *historyRun, rev history.R
 	if err != nil {
 		return err
 	}
-	for i := len(chunks) - 1; i >= 0; i-- {
+	for i := len(chunks) - 1; i > 0; i-- {
 		if err := r.applyHistoryObject(ctx, h.store, chunks[i]); err != nil {
 			return err
 		}
 	}
+	if err := r.createHistoryHead(ctx, h.store, chunks[0]); err != nil {
+		return err
+	}
 	h.head = chunks[0].GetName()
+	return nil
+}
+
+// createHistoryHead creates a revision's first chunk; errRevisionTaken if
+// it exists. A create whose answer was lost and that finds its own object
+// is done.
+func (r *runner) createHistoryHead(ctx context.Context, s *historyStore, head *unstructured.Unstructured) error {
+	err := r.retryTransient(ctx, func() error {
+		_, err := s.client.Create(ctx, head, metav1.CreateOptions{FieldManager: historyFieldManager})
+		return err
+	})
+	if apierrors.IsAlreadyExists(err) {
+		there, getErr := s.client.Get(ctx, head.GetName(), metav1.GetOptions{})
+		if getErr == nil && history.SameHead(there, head) {
+			return nil
+		}
+		return errRevisionTaken
+	}
+	if err != nil {
+		return fmt.Errorf("writing history %s %s/%s: %w", s.kind, s.namespace, head.GetName(), err)
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -84,6 +85,9 @@ func Members(objs []unstructured.Unstructured, number int) ([]map[string]any, er
 			return nil, fmt.Errorf("reading revision %d: %s/%s: %w", number, c.GetNamespace(), c.GetName(), err)
 		}
 		packed = append(packed, part...)
+	}
+	if sum := head.GetAnnotations()[sumAnnotation]; sum != "" && sum != fmt.Sprintf("%x", sha256.Sum256(packed)) {
+		return nil, fmt.Errorf("reading revision %d: its chunks do not match %s/%s's %s (two runs wrote it at once?)", number, head.GetNamespace(), head.GetName(), sumAnnotation)
 	}
 	members, err := unpack(packed)
 	if err != nil {

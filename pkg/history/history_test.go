@@ -207,3 +207,33 @@ func TestExpiredAndNext(t *testing.T) {
 		t.Fatal("Next")
 	}
 }
+
+// TestMembersRefusesChunksOfTwoWrites: chunks of another write of the same
+// number do not match the first chunk's checksum: an error, not a mixed
+// revision.
+func TestMembersRefusesChunksOfTwoWrites(t *testing.T) {
+	big := func(seed string) Revision {
+		noise := make([]byte, 200_000)
+		if _, err := rand.Read(noise); err != nil {
+			t.Fatal(err)
+		}
+		cm := obj(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"`+seed+`","namespace":"ns"}}`)
+		cm.Object["data"] = map[string]any{"noise": base64.StdEncoding.EncodeToString(noise)}
+		return Revision{Number: 1, Time: time.Now(), Members: NewMembers([]*unstructured.Unstructured{cm})}
+	}
+	a, err := Encode(big("a"), testParent, 100_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Encode(big("b"), testParent, 100_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if SameHead(a[0], b[0]) || !SameHead(a[0], a[0].DeepCopy()) {
+		t.Fatal("SameHead")
+	}
+	mixed := append([]*unstructured.Unstructured{a[0]}, b[1:]...)
+	if _, err := Members(items(mixed), 1); err == nil || !strings.Contains(err.Error(), "do not match") {
+		t.Fatalf("mixed chunks: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -31,6 +32,10 @@ const (
 	userAnnotation     = "kapply.dev/revision-user"
 	causeAnnotation    = "kapply.dev/change-cause"
 	countsAnnotation   = "kapply.dev/revision-counts"
+	// sumAnnotation is the SHA-256 of the compressed chunks together: a
+	// revision whose chunks two runs wrote at once is found out. It is a
+	// digest of scrubbed configurations, never of a Secret value.
+	sumAnnotation = "kapply.dev/revision-sha256"
 	// SecretType is the type of the Secrets revisions are stored in.
 	SecretType = "kapply.dev/revision"
 	// dataKey is the key of each chunk's bytes.
@@ -88,6 +93,7 @@ func Encode(rev Revision, p Parent, maxChunk int) ([]*unstructured.Unstructured,
 		userAnnotation:    rev.User,
 		causeAnnotation:   rev.ChangeCause,
 		countsAnnotation:  string(counts),
+		sumAnnotation:     fmt.Sprintf("%x", sha256.Sum256(packed)),
 	}
 	if rev.Complete {
 		head[CompleteAnnotation] = "true"
@@ -145,4 +151,12 @@ func unpack(packed []byte) ([]map[string]any, error) {
 		return nil, err
 	}
 	return s.Members, nil
+}
+
+// SameHead reports whether two first chunks are the same write of a
+// revision (same content and time): a create whose answer was lost finds
+// its own object.
+func SameHead(a, b *unstructured.Unstructured) bool {
+	x, y := a.GetAnnotations(), b.GetAnnotations()
+	return x[sumAnnotation] != "" && x[sumAnnotation] == y[sumAnnotation] && x[timeAnnotation] == y[timeAnnotation]
 }
