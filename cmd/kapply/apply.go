@@ -177,7 +177,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return runFailed(err)
 	}
-	runOpts.History = opts.history.options(getter, streams.ErrOut)
+	opts.history.recordOn(runOpts.Prune, getter, streams.ErrOut)
 	// -o events: started now, its summary written last.
 	defer printer.startEvents(streams.Out, "apply", runOpts.DryRun).finishInto(&err)
 	if warning := dryRunDeprecation(opts.dryRun); warning != "" {

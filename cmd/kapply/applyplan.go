@@ -107,7 +107,8 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 	if err != nil {
 		return runFailed(err)
 	}
-	runOpts.History = opts.history.options(getter, streams.ErrOut)
+	_, opts.history.user = runNames(getter) // a revision's user if the server does not say
+
 	defer printer.startEvents(streams.Out, "apply", runOpts.DryRun).finishInto(&err) // -o events
 	var applier *apply.Applier
 	var in apply.Input
@@ -210,7 +211,7 @@ func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts a
 	// How the items are written is the plan's (plan.Settings); -l and
 	// --all say which prune items the run may delete.
 	execOpts := apply.ExecuteOptions{Cascade: cascade, Timeout: runOpts.Timeout, Waves: apply.WaveOptions{Health: runOpts.Waves.Health, WaitPruned: opts.wait}, Objects: in,
-		PruneSelector: opts.selector, PruneAll: opts.prune.all, History: runOpts.History}
+		PruneSelector: opts.selector, PruneAll: opts.prune.all, History: opts.history.options(streams.ErrOut)}
 	// As apply: lines print as the items are done, and the run keeps no
 	// objects of them (ExecuteOptions.Lean).
 	lines := printer.stream(streams, nil)

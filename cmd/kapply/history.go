@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/history"
 )
 
@@ -22,11 +23,14 @@ type historyFlags struct {
 	changeCause string
 	limit       int
 	namespace   string
+	// user is the kubeconfig's, recorded if the server does not say who
+	// the run is (set by recordOn or by the caller).
+	user string
 }
 
 func (f *historyFlags) add(flags *pflag.FlagSet) {
 	flags.StringVar(&f.changeCause, "change-cause", "", "with --applyset: why, recorded with the revision (see kapply history)")
-	flags.IntVar(&f.limit, "history-limit", apply.DefaultHistoryLimit, "with --applyset: how many revisions of the set to keep; 0 keeps none")
+	flags.IntVar(&f.limit, "history-limit", history.DefaultLimit, "with --applyset: how many revisions of the set to keep; 0 keeps none")
 	f.addNamespace(flags)
 }
 
@@ -34,11 +38,19 @@ func (f *historyFlags) addNamespace(flags *pflag.FlagSet) {
 	flags.StringVar(&f.namespace, "history-namespace", "", "the namespace whose Secrets hold the revisions of an ApplySet whose parent is neither a Secret nor a ConfigMap (the parent's own namespace for a namespaced parent)")
 }
 
-// options are a run's HistoryOptions, used if it records on an ApplySet
-// (apply --applyset, a plan made with one). Warnings go to errOut.
-func (f historyFlags) options(getter *genericclioptions.ConfigFlags, errOut io.Writer) *apply.HistoryOptions {
-	_, user := runNames(getter)
-	return &apply.HistoryOptions{Limit: f.limit, ChangeCause: f.changeCause, Namespace: f.namespace, User: user,
+// recordOn has a run that prunes with p record its revisions, if p names
+// an ApplySet. Warnings go to errOut.
+func (f historyFlags) recordOn(p *prune.Options, getter *genericclioptions.ConfigFlags, errOut io.Writer) {
+	if p == nil || p.ApplySet == "" {
+		return
+	}
+	_, f.user = runNames(getter)
+	p.History = f.options(errOut)
+}
+
+// options are the history.Options of a run that records on an ApplySet.
+func (f historyFlags) options(errOut io.Writer) *history.Options {
+	return &history.Options{Limit: f.limit, ChangeCause: f.changeCause, Namespace: f.namespace, User: f.user,
 		Warn: func(msg string) { fmt.Fprintf(errOut, "Warning: %s\n", msg) }}
 }
 

@@ -20,7 +20,7 @@ const module = "github.com/kapply/kapply/"
 var layers = [][]string{
 	{"pkg/shown"},
 	{"pkg/fieldpath", "pkg/secretmask"},
-	{"pkg/lastapplied", "pkg/schema"},
+	{"pkg/lastapplied", "pkg/schema", "pkg/history"},
 	{"pkg/merge", "pkg/ownership", "pkg/export", "pkg/cluster"},
 	{"pkg/plan"},
 	{"pkg/load", "pkg/diff", "pkg/wait", "pkg/ignore", "pkg/health"},

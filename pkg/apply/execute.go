@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kapply/kapply/pkg/history"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -52,8 +53,8 @@ type ExecuteOptions struct {
 	// live object until the last is checked.
 	Lean bool
 	// History, when the plan names an ApplySet, records the run as a
-	// revision of it, with Objects' configurations (HistoryOptions).
-	History *HistoryOptions
+	// revision of it, with Objects' configurations.
+	History *history.Options
 }
 
 // settings are the run's: the plan's, and the run's own.

@@ -28,7 +28,7 @@ const historyFieldManager = "kapply-history"
 // when the parent records the set as the run left it, which happens only
 // if every member and prune succeeded.
 type historyRun struct {
-	opts    HistoryOptions
+	opts    history.Options
 	set     *prune.Set
 	members []map[string]any
 	// store is where the revisions are; refused, why they cannot be
@@ -41,7 +41,7 @@ type historyRun struct {
 }
 
 // newHistoryRun locates the set's revisions for a run.
-func (r *runner) newHistoryRun(opts HistoryOptions, set *prune.Set, objs []*unstructured.Unstructured) *historyRun {
+func (r *runner) newHistoryRun(opts history.Options, set *prune.Set, objs []*unstructured.Unstructured) *historyRun {
 	h := &historyRun{opts: opts, set: set, members: history.NewMembers(objs)}
 	h.store, h.refused = r.storeOf(set, opts.Namespace)
 	return h
@@ -61,7 +61,7 @@ func (h *historyRun) refusal() error {
 // objects as it goes), namespaced as the run will send them. Nil without a
 // set, history options or with a dry run.
 func (r *runner) newHistory(set *prune.Set, objects []*object) *historyRun {
-	if set == nil || r.opts.History == nil || r.opts.DryRun != cluster.NoDryRun {
+	if set == nil || r.opts.Prune.History == nil || r.opts.DryRun != cluster.NoDryRun {
 		return nil
 	}
 	objs := make([]*unstructured.Unstructured, len(objects))
@@ -69,7 +69,7 @@ func (r *runner) newHistory(set *prune.Set, objects []*object) *historyRun {
 	for i, o := range objects {
 		objs[i] = r.configurationOf(o.Obj, scopes)
 	}
-	return r.newHistoryRun(*r.opts.History, set, objs)
+	return r.newHistoryRun(*r.opts.Prune.History, set, objs)
 }
 
 // planHistory prepares the revision of an executed plan that names set:

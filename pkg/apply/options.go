@@ -72,8 +72,6 @@ type Options struct {
 	Write WriteOptions
 	// Prune, when set, deletes what the files no longer declare.
 	Prune *prune.Options
-	// History, with Prune.ApplySet, records each run as a revision.
-	History *HistoryOptions
 	// Force, when set, replaces objects that cannot be patched
 	// (kubectl apply --force).
 	Force  *ForceOptions

@@ -1,6 +1,10 @@
 package prune
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kapply/kapply/pkg/history"
+)
 
 // Options say what a run deletes that the files no longer declare:
 // members of ApplySet when it is set, else (kubectl's older form) objects
@@ -20,6 +24,9 @@ type Options struct {
 	All bool
 	// AllowEmpty lets a run with no objects prune every member.
 	AllowEmpty bool
+	// History, with ApplySet, records each run that changes the set's
+	// configuration as a revision of it (see pkg/history).
+	History *history.Options
 	// Cascade is the propagation policy of pruning's deletions.
 	Cascade metav1.DeletionPropagation
 }
