@@ -55,9 +55,9 @@ func mustKapply(t *testing.T, args ...string) result {
 
 // TestHistoryListsRevisionsAndShowsWhatOneChanged: v1, then v2 (a field
 // changed, an object added, one removed) make two complete revisions with
-// their causes; applying v2 again makes none; --revision 2 is the diff of
-// the members' configurations; the history Secrets name the parent as
-// owner and carry no ApplySet label.
+// their causes; applying v2 again makes none, nor does a dry run;
+// --revision 2 is the diff of the members' configurations; the history
+// Secrets name the parent as owner and carry no ApplySet label.
 func TestHistoryListsRevisionsAndShowsWhatOneChanged(t *testing.T) {
 	testcluster.Require(t, cluster)
 	ns := cluster.Namespace(t)
@@ -79,6 +79,11 @@ func TestHistoryListsRevisionsAndShowsWhatOneChanged(t *testing.T) {
 	}
 	mustKapply(t, append(apply, "--change-cause", "second")...)
 	mustKapply(t, append(apply, "--change-cause", "nothing changed")...)
+	if err := os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: dry}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustKapply(t, append(apply, "--dry-run=server", "--change-cause", "a dry run")...)
+	mustKapply(t, append(apply, "--dry-run=client", "--change-cause", "a dry run")...)
 
 	list := mustKapply(t, "history", "--applyset=web", "-n", ns).stdout
 	lines := strings.Split(strings.TrimSpace(list), "\n")
@@ -90,8 +95,8 @@ func TestHistoryListsRevisionsAndShowsWhatOneChanged(t *testing.T) {
 			t.Errorf("revision %d: want %q in\n%s", i+1, want, lines[i+1])
 		}
 	}
-	if strings.Contains(list, "nothing changed") {
-		t.Errorf("a revision of an apply that changed nothing:\n%s", list)
+	if strings.Contains(list, "nothing changed") || strings.Contains(list, "a dry run") {
+		t.Errorf("a revision of an apply that changed nothing, or of a dry run:\n%s", list)
 	}
 
 	d := mustKapply(t, "history", "--applyset=web", "-n", ns, "--revision", "2").stdout
