@@ -82,7 +82,7 @@ func (r *runner) planHistory(set *prune.Set, opts ExecuteOptions) *historyRun {
 	objs := make([]*unstructured.Unstructured, len(opts.Objects.Objects))
 	scopes := map[schema.GroupVersionKind]bool{}
 	for i, o := range opts.Objects.Objects {
-		objs[i] = r.configurationOf(o, scopes)
+		objs[i] = r.configurationOf(o, scopes).DeepCopy() // labelled below: never the caller's
 		labels := objs[i].GetLabels()
 		if labels == nil {
 			labels = map[string]string{}
@@ -94,15 +94,15 @@ func (r *runner) planHistory(set *prune.Set, opts ExecuteOptions) *historyRun {
 }
 
 // configurationOf is obj with the run's namespace when its kind is
-// namespaced and it names none; a kind not mapped yet (a CRD of the run)
-// stays as the file has it. scopes holds the answers already had, failures
-// too: the mapper is asked once a kind.
+// namespaced and it names none (a copy; obj itself otherwise: NewMembers
+// copies what it keeps); a kind not mapped yet (a CRD of the run) stays as
+// the file has it. scopes holds the answers already had, failures too: the
+// mapper is asked once a kind.
 func (r *runner) configurationOf(obj *unstructured.Unstructured, scopes map[schema.GroupVersionKind]bool) *unstructured.Unstructured {
-	c := obj.DeepCopy()
-	if c.GetNamespace() != "" {
-		return c
+	if obj.GetNamespace() != "" {
+		return obj
 	}
-	gvk := c.GroupVersionKind()
+	gvk := obj.GroupVersionKind()
 	namespaced, known := scopes[gvk]
 	if !known {
 		var m *meta.RESTMapping
@@ -114,9 +114,11 @@ func (r *runner) configurationOf(obj *unstructured.Unstructured, scopes map[sche
 		namespaced = m != nil && m.Scope.Name() == meta.RESTScopeNameNamespace
 		scopes[gvk] = namespaced
 	}
-	if namespaced {
-		c.SetNamespace(r.opts.Namespace)
+	if !namespaced {
+		return obj
 	}
+	c := obj.DeepCopy()
+	c.SetNamespace(r.opts.Namespace)
 	return c
 }
 
