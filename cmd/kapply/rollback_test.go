@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,8 +142,10 @@ func TestRollbackBringsTheSetBackKeepingOtherWriters(t *testing.T) {
 		t.Error("c, added after revision 1, is still there")
 	}
 	list := mustKapply(t, "history", "--applyset=web", "-n", ns).stdout
-	if !strings.Contains(list, `"rollback to revision 1"`) || !strings.Contains(list, "\n3 ") {
-		t.Errorf("the rollback is not revision 3 with its cause:\n%s", list)
+	rows := strings.Split(strings.TrimSpace(list), "\n")
+	if got := strings.Join(strings.Fields(rows[len(rows)-1])[2:], " "); len(rows) != 4 ||
+		got != `admin kubectl-client-side-apply 4 1 2 1 true "rollback to revision 1"` {
+		t.Errorf("the rollback is not revision 3 (b added, web and a changed, c removed) with its manager and cause:\n%s", list)
 	}
 
 	// The default is the revision before the newest: v2 again.
@@ -155,24 +158,31 @@ func TestRollbackBringsTheSetBackKeepingOtherWriters(t *testing.T) {
 	}
 }
 
-// TestRollbackSavedPlanNeedsOnlyTheSecrets: rollback -o saves the plan and
-// writes nothing; apply --plan executes it with no -f when the revision
-// has no Secret, reading the revision again from the history; a plan whose
-// revision is gone from the history is refused.
+// TestRollbackSavedPlanNeedsOnlyTheSecrets: rollback -o saves the plan
+// and writes nothing, holding no Secret value given with -f (plain or
+// base64); apply --plan executes it with only the Secret's file (the
+// other objects are read again from the history), refusing it without;
+// the Secret gets the value given back. A plan whose revision is gone
+// from the history is refused.
 func TestRollbackSavedPlanNeedsOnlyTheSecrets(t *testing.T) {
 	testcluster.Require(t, cluster)
 	ns := cluster.Namespace(t)
 	dir := t.TempDir()
+	secret := func(password string) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {password: " + password + "}\n"
+	}
+	const oldPassword = "old-pass-6f1e2d"
+	oldSecretDir := writeFiles(t, map[string]string{"creds.yaml": secret(oldPassword)})
 	applyArgs := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=web"}
-	writeTree(t, dir, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: one}\n"})
+	writeTree(t, dir, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: one}\n", "creds.yaml": secret(oldPassword)})
 	mustKapply(t, applyArgs...)
-	writeTree(t, dir, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: two}\n"})
+	writeTree(t, dir, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: two}\n", "creds.yaml": secret("new-pass-9a8b7c")})
 	mustKapply(t, applyArgs...)
 
 	planFile := filepath.Join(t.TempDir(), "rollback.json")
-	saved := mustKapply(t, "rollback", "--applyset=web", "-n", ns, "-o", planFile)
-	if !strings.Contains(saved.stdout, "data.k") || !strings.Contains(saved.stdout, "1 to patch") {
-		t.Errorf("the saved rollback's table does not name configmap/a:\n%s", saved.stdout)
+	saved := mustKapply(t, "rollback", "--applyset=web", "-n", ns, "-o", planFile, "-f", oldSecretDir)
+	if !strings.Contains(saved.stdout, "data.k") || !strings.Contains(saved.stdout, "2 to patch") {
+		t.Errorf("the saved rollback's table does not patch a and creds:\n%s", saved.stdout)
 	}
 	if got := getObject(t, rollbackConfigMaps, ns, "a").Object["data"].(map[string]any)["k"]; got != "two" {
 		t.Fatalf("rollback -o wrote: a has k=%v", got)
@@ -181,14 +191,27 @@ func TestRollbackSavedPlanNeedsOnlyTheSecrets(t *testing.T) {
 	if err != nil || !strings.Contains(string(raw), `"rollbackTo":1`) {
 		t.Fatalf("the saved plan names no rollbackTo 1 (%v):\n%s", err, raw)
 	}
-	mustKapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=web")
+	for _, leak := range []string{oldPassword, base64.StdEncoding.EncodeToString([]byte(oldPassword))} {
+		if strings.Contains(string(raw)+saved.stdout+saved.stderr, leak) {
+			t.Errorf("the saved rollback plan or its output holds the Secret's value %q", leak)
+		}
+	}
+	without := kapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=web")
+	if without.code != 1 || !strings.Contains(without.stderr, "Secret "+ns+"/creds") {
+		t.Fatalf("apply --plan of a rollback with a Secret and no -f: want exit 1 naming it, got %d\n%s", without.code, without.stderr)
+	}
+	mustKapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=web", "-f", oldSecretDir)
 	if got := getObject(t, rollbackConfigMaps, ns, "a").Object["data"].(map[string]any)["k"]; got != "one" {
 		t.Errorf("apply --plan of the rollback: a has k=%v, want one", got)
+	}
+	creds := getObject(t, schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, ns, "creds")
+	if got := creds.Object["data"].(map[string]any)["password"]; got != base64.StdEncoding.EncodeToString([]byte(oldPassword)) {
+		t.Errorf("the Secret after the rollback holds %v, want the value given with -f", got)
 	}
 
 	// Revision 1 is no longer kept: the plan cannot be checked.
 	mustKapply(t, append(applyArgs, "--history-limit", "1")...)
-	gone := kapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=web")
+	gone := kapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=web", "-f", oldSecretDir)
 	if gone.code == 0 || !strings.Contains(gone.stderr, "revision 1") || !strings.Contains(gone.stderr, "not kept") {
 		t.Errorf("a rollback plan of a revision no longer kept: want it refused naming it, got %d\n%s", gone.code, gone.stderr)
 	}
