@@ -32,7 +32,7 @@ func (p *Plan) Conflicts(kind *schema.Kind, lastApplied, file, live map[string]a
 	var out []fieldpath.Path
 	for _, ch := range p.Changes {
 		path, ok := patchedPath(ch, root, file)
-		if !ok || slices.ContainsFunc(out, func(q fieldpath.Path) bool { return q.String() == path.String() }) {
+		if !ok || slices.ContainsFunc(out, path.Equals) {
 			continue
 		}
 		recorded, lErr := path.Lookup(lastApplied)

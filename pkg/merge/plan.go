@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -143,9 +142,9 @@ func (p *Plan) guardWithResourceVersion(body, live map[string]any) {
 	}
 }
 
-// sortedPaths orders paths by their text, so that a plan made twice from
+// sortedPaths orders paths (Path.Compare), so that a plan made twice from
 // the same objects is the same (the patch builders walk maps).
 func sortedPaths(paths []fieldpath.Path) []fieldpath.Path {
-	slices.SortFunc(paths, func(a, b fieldpath.Path) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(paths, fieldpath.Path.Compare)
 	return paths
 }
