@@ -191,7 +191,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		differ, err = showOutput(ctx, opts.ignore.diffStreams(streams), printer, opts.output, comparisons, failures)
 	}
 	if err == nil {
-		err = noise.finish(jsonOut.textOut(streams), streams.ErrOut)
+		err = noise.Finish(jsonOut.textOut(streams), streams.ErrOut)
 	}
 	if err != nil {
 		return withCode(exitError, err)
