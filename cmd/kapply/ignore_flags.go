@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/ignore"
 	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/plan"
@@ -71,19 +69,6 @@ func (o ignoreOptions) load() (*ignore.Rules, error) {
 	return rules, nil
 }
 
-// managedOf reads live's managedFields for manager rules; nil (none) when
-// they cannot be read, which the diff's --explain reports already.
-func managedOf(live *unstructured.Unstructured) *ownership.Ownership {
-	if live == nil {
-		return nil
-	}
-	o, err := ownership.Owners(live)
-	if err != nil {
-		return nil
-	}
-	return o
-}
-
 // forApply makes the run leave ignored fields as they are live
 // (--respect-ignore); without it, rules are refused (they change nothing
 // apply does, and silently ignoring them would surprise).
@@ -97,8 +82,26 @@ func (o ignoreOptions) forApply(runOpts *apply.Options) error {
 	}
 	// Manager rules read the live objects' managedFields.
 	runOpts.NoManagedFields = false
-	runOpts.FileFromLive = (&planIgnore{rules: rules}).fileFromLive
+	runOpts.FileFromLive = rules.FileFromLive
 	return nil
+}
+
+// forPlan is the plan's ignore filter (ignore.PlanFilter); nil when no
+// rules are given.
+func (o ignoreOptions) forPlan() (*ignore.PlanFilter, error) {
+	rules, err := o.load()
+	return ignore.NewPlanFilter(rules), err
+}
+
+// setPlanIgnore puts the rules of f in the plan's options; a nil f sets
+// nothing.
+func setPlanIgnore(f *ignore.PlanFilter, opts *apply.PlanOptions) {
+	if f == nil {
+		return
+	}
+	// Manager rules read the live objects' managedFields.
+	opts.NoManagedFields = false
+	opts.FileFromLive = f.FileFromLive
 }
 
 // given reports rules given by flag or file.
@@ -144,20 +147,12 @@ func adjustNoise(n *ignore.Noise, ev apply.Event, obj *diff.Object) {
 		return
 	}
 	d := ignore.Diffed{ID: plan.IDOf(ev.Object), Live: obj.Live, After: obj.After, Changes: obj.Changes, Notes: obj.Notes,
-		LiveOwners: managedIfAny(managedOf(ev.Live)), Merge: ev.Plan, Sent: ev.Object.Object, Exists: ev.Live != nil}
+		LiveOwners: ignore.OwnersOf(ev.Live), Merge: ev.Plan, Sent: ev.Object.Object, Exists: ev.Live != nil}
 	if ev.Result != nil && ev.Result.GetManagedFields() != nil {
-		d.ResultOwners = managedIfAny(managedOf(ev.Result))
+		d.ResultOwners = ignore.OwnersOf(ev.Result)
 	}
 	n.Adjust(&d)
 	obj.Live, obj.After, obj.Changes, obj.Notes = d.Live, d.After, d.Changes, d.Notes
-}
-
-// managedIfAny is m as the interface, nil (not a typed nil) when m is.
-func managedIfAny(m *ownership.Ownership) ignore.Owners {
-	if m == nil {
-		return nil
-	}
-	return m
 }
 
 // appliers are the managers diff's dry runs write as: the field manager
@@ -190,23 +185,12 @@ func (o ignoreOptions) diffStreams(streams genericiooptions.IOStreams) genericio
 	return streams
 }
 
-// driftFilter drops from status's drift the fields the rules ignore (on
-// the live object, or on the file for a field removed live); nil without
-// rules.
+// driftFilter drops from status's drift the fields the rules ignore
+// (ignore.Rules.FilterDrift); nil without rules.
 func (o ignoreOptions) driftFilter() (func(live, file *unstructured.Unstructured, d *ownership.Drift), error) {
 	rules, err := o.load()
 	if rules == nil {
 		return nil, err
 	}
-	return func(live, file *unstructured.Unstructured, d *ownership.Drift) {
-		if d == nil {
-			return
-		}
-		id, managed := plan.IDOf(file), managedIfAny(managedOf(live))
-		ignored := func(p fieldpath.Path) bool {
-			return rules.Ignored(id, managed, live.Object, p) || rules.Ignored(id, managed, file.Object, p)
-		}
-		d.Changed = slices.DeleteFunc(d.Changed, func(c ownership.ChangedField) bool { return ignored(c.Path) })
-		d.Foreign = slices.DeleteFunc(d.Foreign, func(f ownership.OwnedField) bool { return ignored(f.Path) })
-	}, nil
+	return rules.FilterDrift, nil
 }

@@ -162,9 +162,9 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	if err != nil {
 		return nil, apply.Input{}, nil, err
 	}
-	ignored.set(&planOpts)
+	setPlanIgnore(ignored, &planOpts)
 	p, err := applier.Plan(ctx, in, planOpts)
-	ignored.filter(p)
+	ignored.Filter(p)
 	if planErr := (*apply.PlanError)(nil); errors.As(err, &planErr) {
 		return nil, apply.Input{}, nil, errors.Join(append(planErr.Errs, errors.New("no plan was made: fix the objects above and plan again"))...)
 	}
