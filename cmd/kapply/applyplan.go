@@ -129,7 +129,7 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 		if opts.output != "" {
 			asked.Out = streams.ErrOut
 		}
-		printPlanTable(asked.Out, p)
+		diff.WritePlanTable(asked.Out, p)
 		if !opts.review.yes && hasChanges(p) {
 			if err := confirmed(asked); err != nil {
 				return err
