@@ -9,20 +9,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/plan"
-	"github.com/kapply/kapply/pkg/secretmask"
 )
 
 // reviewOptions are apply's flags for a reviewed run: a saved plan
@@ -134,7 +129,7 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 		if opts.output != "" {
 			asked.Out = streams.ErrOut
 		}
-		printPlanTable(asked.Out, p)
+		diff.WritePlanTable(asked.Out, p)
 		if !opts.review.yes && hasChanges(p) {
 			if err := confirmed(asked); err != nil {
 				return err
@@ -247,130 +242,20 @@ func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts a
 }
 
 // printChangedSince writes, for each item refused because fields changed
-// since the plan, a unified diff of those fields: as the plan saw them,
-// and now. Secret values are masked.
+// since the plan, a unified diff of those fields (diff.ChangedSince).
 func printChangedSince(w io.Writer, p *plan.Plan, events []apply.Event) {
 	for i, ev := range events {
 		var changed *plan.ChangedError
 		if ev.Outcome != apply.Failed || !errors.As(ev.Err, &changed) || len(changed.Fields) == 0 || ev.Live == nil {
 			continue
 		}
-		text, err := changedSinceDiff(p.Items[i], changed.Fields, ev.Live)
+		text, err := diff.ChangedSince(p.Items[i], changed.Fields, ev.Live.Object)
 		if err != nil {
 			fmt.Fprintf(w, "error: %s: showing what changed: %v\n", p.Items[i].ID, err)
 			continue
 		}
 		io.WriteString(w, text)
 	}
-}
-
-// changedSinceDiff renders fields of live against the values the plan
-// was made with (a change's Old; the last-applied record is kept only
-// as a digest, so it is named, not shown).
-func changedSinceDiff(it plan.Item, fields []fieldpath.Path, live *unstructured.Unstructured) (string, error) {
-	var planned, now strings.Builder
-	for _, f := range fields {
-		if isRecordPath(f) {
-			planned.WriteString(f.String() + ": (the record the plan read)\n")
-			now.WriteString(f.String() + ": (another record)\n")
-			continue
-		}
-		old := plannedValue(it, f)
-		cur, err := f.Lookup(live.Object)
-		if err != nil {
-			cur = nil
-		}
-		if secretmask.IsSecret(live.Object) && len(f) > 0 && diff.IsSecretValue(live.Object, f[0].Field) {
-			maskedOld, maskedNow := diff.MaskChange(old, cur)
-			old, cur = maskedOld, maskedNow
-		}
-		if err := writeFieldValue(&planned, f, old); err != nil {
-			return "", err
-		}
-		if err := writeFieldValue(&now, f, cur); err != nil {
-			return "", err
-		}
-	}
-	return difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: lines(planned.String()), B: lines(now.String()),
-		FromFile: it.ID.String() + " (when planned)", ToFile: it.ID.String() + " (now)", Context: 3})
-}
-
-// lines splits text after each newline, each line keeping its own
-// (difflib.SplitLines adds an empty last line to text that ends in one).
-func lines(text string) []string {
-	out := strings.SplitAfter(text, "\n")
-	if out[len(out)-1] == "" {
-		out = out[:len(out)-1]
-	}
-	return out
-}
-
-// plannedValue is the value the plan saw at path: in the Old of the
-// change at path or at a parent of it, or the live value of a list or map
-// the patch replaces whole.
-func plannedValue(it plan.Item, path fieldpath.Path) any {
-	for _, r := range it.Replaced {
-		if r.Path.String() == path.String() {
-			return r.Live
-		}
-	}
-	for _, c := range it.Changes {
-		if !isPrefix(c.Path, path) {
-			continue
-		}
-		if len(c.Path) == len(path) {
-			return c.Old
-		}
-		old, isMap := c.Old.(map[string]any)
-		if v, err := path[len(c.Path):].Lookup(old); isMap && err == nil {
-			return v
-		}
-	}
-	// A field the plan keeps as live had it, in the object a saved plan
-	// holds (a Secret's: data under the stringData it writes).
-	if v, err := path.Lookup(it.Merged); it.Merged != nil && err == nil {
-		return v
-	}
-	return nil
-}
-
-func isPrefix(prefix, path fieldpath.Path) bool {
-	if len(prefix) > len(path) {
-		return false
-	}
-	for i := range prefix {
-		if prefix[i].String() != path[i].String() {
-			return false
-		}
-	}
-	return true
-}
-
-// writeFieldValue writes "path: value" (YAML, nested under the path for
-// maps and lists; "(absent)" for nil).
-func writeFieldValue(b *strings.Builder, path fieldpath.Path, v any) error {
-	switch v.(type) {
-	case nil:
-		fmt.Fprintf(b, "%s: (absent)\n", path)
-		return nil
-	case map[string]any, []any:
-		text, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(b, "%s:\n", path)
-		for _, line := range lines(string(text)) {
-			b.WriteString("  " + line)
-		}
-		return nil
-	}
-	text, err := yaml.Marshal(v)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(b, "%s: %s\n", path, strings.TrimSuffix(string(text), "\n"))
-	return nil
 }
 
 // sameSettings refuses a flag of apply --plan that would write otherwise

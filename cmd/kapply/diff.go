@@ -15,6 +15,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
+	"github.com/kapply/kapply/pkg/ignore"
 	"github.com/kapply/kapply/pkg/load"
 )
 
@@ -169,13 +170,13 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	planOpts.OnItem, planOpts.StreamOnly = view.add, opts.savePlan == ""
 	// A saved plan must not write what the rules ignore: it is planned as
 	// kapply plan with the rules plans (the diff shows the same changes).
-	var ignored *planIgnore
+	var ignored *ignore.PlanFilter
 	if opts.savePlan != "" {
 		ignored, _ = opts.ignore.forPlan() // read once already by newDiffNoise
-		ignored.set(&planOpts)
+		setPlanIgnore(ignored, &planOpts)
 	}
 	p, err := applier.Plan(ctx, in, planOpts)
-	ignored.filter(p)
+	ignored.Filter(p)
 	planErr, partial := errors.AsType[*apply.PlanError](err)
 	switch {
 	case errors.Is(err, apply.ErrNoObjects):
@@ -191,7 +192,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		differ, err = showOutput(ctx, opts.ignore.diffStreams(streams), printer, opts.output, comparisons, failures)
 	}
 	if err == nil {
-		err = noise.finish(jsonOut.textOut(streams), streams.ErrOut)
+		err = noise.Finish(jsonOut.textOut(streams), streams.ErrOut)
 	}
 	if err != nil {
 		return withCode(exitError, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/kapply/kapply/pkg/apply"
 	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/diff"
+	"github.com/kapply/kapply/pkg/ignore"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -31,7 +32,7 @@ type planView struct {
 	// pruned are the prune items, in the plan's order.
 	pruned []comparedEvent
 	// noise applies the ignore rules and --explain's classes (nil: none).
-	noise *diffNoise
+	noise *ignore.Noise
 }
 
 func newPlanView(printer diff.Printer, render bool, objects []*unstructured.Unstructured) *planView {
@@ -62,7 +63,7 @@ func (v *planView) compare(i int, it plan.Item, live *unstructured.Unstructured)
 		if !v.printer.Options.Explain {
 			obj.Owners = nil
 		}
-		v.noise.adjust(ev, &obj)
+		adjustNoise(v.noise, ev, &obj)
 		var c diff.Comparison
 		c, err = diff.Compare(obj, v.printer.Options)
 		if err == nil && v.render {

@@ -3,10 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
-	"sort"
-	"strings"
-	"sync"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,9 +10,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/ignore"
-	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/ownership"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -75,19 +69,6 @@ func (o ignoreOptions) load() (*ignore.Rules, error) {
 	return rules, nil
 }
 
-// managedOf reads live's managedFields for manager rules; nil (none) when
-// they cannot be read, which the diff's --explain reports already.
-func managedOf(live *unstructured.Unstructured) *ownership.Ownership {
-	if live == nil {
-		return nil
-	}
-	o, err := ownership.Owners(live)
-	if err != nil {
-		return nil
-	}
-	return o
-}
-
 // forApply makes the run leave ignored fields as they are live
 // (--respect-ignore); without it, rules are refused (they change nothing
 // apply does, and silently ignoring them would surprise).
@@ -101,8 +82,26 @@ func (o ignoreOptions) forApply(runOpts *apply.Options) error {
 	}
 	// Manager rules read the live objects' managedFields.
 	runOpts.NoManagedFields = false
-	runOpts.FileFromLive = (&planIgnore{rules: rules}).fileFromLive
+	runOpts.FileFromLive = rules.FileFromLive
 	return nil
+}
+
+// forPlan is the plan's ignore filter (ignore.PlanFilter); nil when no
+// rules are given.
+func (o ignoreOptions) forPlan() (*ignore.PlanFilter, error) {
+	rules, err := o.load()
+	return ignore.NewPlanFilter(rules), err
+}
+
+// setPlanIgnore puts the rules of f in the plan's options; a nil f sets
+// nothing.
+func setPlanIgnore(f *ignore.PlanFilter, opts *apply.PlanOptions) {
+	if f == nil {
+		return
+	}
+	// Manager rules read the live objects' managedFields.
+	opts.NoManagedFields = false
+	opts.FileFromLive = f.FileFromLive
 }
 
 // given reports rules given by flag or file.
@@ -130,155 +129,30 @@ func (o ignoreOptions) checkRespect() error {
 	return nil
 }
 
-// diffNoise filters and classifies each object of a diff: the ignored
-// fields leave both sides, --explain gets each changed field's class, and
-// --suggest-ignore collects the rules that would silence the rest.
-type diffNoise struct {
-	rules    *ignore.Rules
-	appliers []string
-	explain  bool
-	suggest  bool
-	mu       sync.Mutex
-	suggests []*ignore.Rule
-}
-
-// newDiffNoise is nil when diff needs neither rules nor classes.
-func (o ignoreOptions) newDiffNoise(explain bool, appliers []string) (*diffNoise, error) {
+// newDiffNoise is diff's noise filter (pkg/ignore): nil when diff needs
+// neither rules nor classes.
+func (o ignoreOptions) newDiffNoise(explain bool, appliers []string) (*ignore.Noise, error) {
 	rules, err := o.load()
-	if err != nil || rules == nil && !explain && !o.suggest {
+	if err != nil {
 		return nil, err
 	}
-	return &diffNoise{rules: rules, appliers: appliers, explain: explain, suggest: o.suggest}, nil
+	return ignore.NewNoise(rules, appliers, explain, o.suggest), nil
 }
 
-// adjust strips the ignored fields from obj's sides and changes, and
-// classes what is left; called concurrently by the diff's workers.
-func (n *diffNoise) adjust(ev apply.Event, obj *diff.Object) {
+// adjustNoise strips the ignored fields from obj, the diff of ev, and
+// classes what is left (ignore.Noise.Adjust); called concurrently by the
+// diff's workers.
+func adjustNoise(n *ignore.Noise, ev apply.Event, obj *diff.Object) {
 	if n == nil || obj.Live == nil && obj.After == nil || ev.Outcome == apply.Pruned {
 		return
 	}
-	id := plan.IDOf(ev.Object)
-	managed := managedOf(ev.Live)
-	if n.rules != nil {
-		sides := n.rules.Strip(id, managedIfAny(managed), obj.Live, obj.After)
-		kept := obj.Changes[:0:0]
-		for _, c := range obj.Changes {
-			if ignore.Kept(c.Path, sides[0], sides[1]) {
-				kept = append(kept, c)
-			}
-		}
-		obj.Live, obj.After, obj.Changes = sides[0], sides[1], kept
+	d := ignore.Diffed{ID: plan.IDOf(ev.Object), Live: obj.Live, After: obj.After, Changes: obj.Changes, Notes: obj.Notes,
+		LiveOwners: ignore.OwnersOf(ev.Live), Item: ev.Item, Sent: ev.Object.Object, Exists: ev.Live != nil}
+	if ev.Result != nil && ev.Result.GetManagedFields() != nil {
+		d.ResultOwners = ignore.OwnersOf(ev.Result)
 	}
-	if !n.explain && !n.suggest {
-		return
-	}
-	s := n.sides(ev, obj, managed)
-	fields := ignore.Classify(s)
-	if s.File != nil {
-		obj.Changes = causedByFile(obj.Changes, fields)
-	}
-	if n.explain {
-		obj.Notes = classNotes(fields)
-	}
-	if rule := ignore.Suggest(id, fields); n.suggest && rule != nil && ev.Live != nil {
-		n.mu.Lock()
-		n.suggests = append(n.suggests, rule)
-		n.mu.Unlock()
-	}
-}
-
-// sides are what Classify compares for the event: the local merge (the
-// object sent, for a create), the server's result, and both objects'
-// managedFields. Under --server-side there is no local merge to compare.
-func (n *diffNoise) sides(ev apply.Event, obj *diff.Object, managed *ownership.Ownership) ignore.Sides {
-	s := ignore.Sides{Live: obj.Live, Result: obj.After, Appliers: n.appliers}
-	if managed != nil {
-		s.LiveOwners = managed
-	}
-	if result := managedOf(ev.Result); result != nil && ev.Result.GetManagedFields() != nil {
-		s.ResultOwners = result
-	}
-	switch {
-	case ev.Item != nil && (ev.Item.Action == plan.Update || ev.Item.Action == plan.Unchanged):
-		s.Merged = ev.Item.Merged
-		s.Changes = ev.Item.Changes
-	case ev.Live == nil:
-		s.Merged = ev.Object.Object
-	default:
-		// A server-side apply: the server merges; the file says what
-		// the request sets.
-		s.File = ev.Object.Object
-	}
-	if n.rules != nil {
-		id, m := plan.IDOf(ev.Object), managedIfAny(managed)
-		stripped := n.rules.Strip(id, m, s.Merged, s.File)
-		s.Merged, s.File = stripped[0], stripped[1]
-		s.Changes = ignore.FilterChanges(s.Changes, obj.Live, obj.After)
-	}
-	return s
-}
-
-// causedByFile drops from a server-side apply's changes (live to the
-// server's result, each called set by the file) the fields the server
-// changed: --explain gives those their class instead.
-func causedByFile(changes []merge.Change, fields []ignore.Field) []merge.Change {
-	server := map[string]bool{}
-	for _, f := range fields {
-		if f.Class.FromServer() && f.Class != ignore.OtherWriter {
-			server[f.Path.String()] = true
-		}
-	}
-	return slices.DeleteFunc(slices.Clone(changes), func(c merge.Change) bool { return server[c.Path.String()] })
-}
-
-// managedIfAny is m as the interface, nil (not a typed nil) when m is.
-func managedIfAny(m *ownership.Ownership) ignore.Managed {
-	if m == nil {
-		return nil
-	}
-	return m
-}
-
-// classNotes is --explain's block of the fields the file does not cause,
-// one line each with its cause (the reasons above give the file's).
-func classNotes(fields []ignore.Field) string {
-	var b strings.Builder
-	for _, f := range fields {
-		if f.Class.FromServer() {
-			fmt.Fprintf(&b, "#   %s: %s\n", f.Path, f)
-		}
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "# not caused by the file (kapply diff --suggest-ignore writes rules for these):\n" + b.String()
-}
-
-// finish writes, after the diff, a warning on errOut for each rule whose
-// jq ran out of the run's time (the fields it would ignore are shown), the
-// suggested rules (--suggest-ignore) and, with --explain, the rules that
-// matched nothing.
-func (n *diffNoise) finish(out, errOut io.Writer) error {
-	if n == nil {
-		return nil
-	}
-	for _, r := range n.rules.TimedOut() {
-		fmt.Fprintf(errOut, "Warning: %v: the fields it would ignore are shown\n", r.TimeoutError())
-	}
-	if n.explain && n.rules != nil {
-		for _, r := range n.rules.Unmatched() {
-			fmt.Fprintf(out, "# ignore rule %s matched nothing\n", r.Origin)
-		}
-	}
-	if !n.suggest {
-		return nil
-	}
-	sort.Slice(n.suggests, func(i, j int) bool { return ruleName(n.suggests[i]) < ruleName(n.suggests[j]) })
-	return ignore.WriteFile(out, n.suggests)
-}
-
-func ruleName(r *ignore.Rule) string {
-	return strings.Join([]string{*r.Group, r.Kind, r.Namespace, r.Name}, "/")
+	n.Adjust(&d)
+	obj.Live, obj.After, obj.Changes, obj.Notes = d.Live, d.After, d.Changes, d.Notes
 }
 
 // appliers are the managers diff's dry runs write as: the field manager
@@ -311,23 +185,12 @@ func (o ignoreOptions) diffStreams(streams genericiooptions.IOStreams) genericio
 	return streams
 }
 
-// driftFilter drops from status's drift the fields the rules ignore (on
-// the live object, or on the file for a field removed live); nil without
-// rules.
+// driftFilter drops from status's drift the fields the rules ignore
+// (ignore.Rules.FilterDrift); nil without rules.
 func (o ignoreOptions) driftFilter() (func(live, file *unstructured.Unstructured, d *ownership.Drift), error) {
 	rules, err := o.load()
 	if rules == nil {
 		return nil, err
 	}
-	return func(live, file *unstructured.Unstructured, d *ownership.Drift) {
-		if d == nil {
-			return
-		}
-		id, managed := plan.IDOf(file), managedIfAny(managedOf(live))
-		ignored := func(p fieldpath.Path) bool {
-			return rules.Ignored(id, managed, live.Object, p) || rules.Ignored(id, managed, file.Object, p)
-		}
-		d.Changed = slices.DeleteFunc(d.Changed, func(c ownership.ChangedField) bool { return ignored(c.Path) })
-		d.Foreign = slices.DeleteFunc(d.Foreign, func(f ownership.OwnedField) bool { return ignored(f.Path) })
-	}, nil
+	return rules.FilterDrift, nil
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kapply/kapply/pkg/apply"
@@ -69,7 +68,7 @@ func (f fileFlags) connectTargets(ctx context.Context, getter *genericclioptions
 		return recordRun{}, readFailure(err)
 	}
 	for _, t := range targets {
-		declared, err := asLastApplied(t.Obj)
+		declared, err := lastapplied.Declared(t.Obj)
 		if err != nil {
 			return recordRun{}, withCode(exitError, apply.ErrorOf(t.Obj, t.Where(), err))
 		}
@@ -80,23 +79,6 @@ func (f fileFlags) connectTargets(ctx context.Context, getter *genericclioptions
 		return recordRun{}, withCode(exitError, err)
 	}
 	return recordRun{targets: targets, applier: applier}, nil
-}
-
-// asLastApplied is the object as its last-applied record declares it, in
-// the live object's namespace; the live object when it has no record.
-func asLastApplied(live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if !lastapplied.HasRecord(live) {
-		return live, nil
-	}
-	record, err := lastapplied.Read(live)
-	if err != nil {
-		return nil, fmt.Errorf("reading the last-applied record: %w", err)
-	}
-	declared := &unstructured.Unstructured{Object: record}
-	if declared.GetNamespace() == "" {
-		declared.SetNamespace(live.GetNamespace())
-	}
-	return declared, nil
 }
 
 // nothingToDelete reports whether err says delete's arguments left nothing

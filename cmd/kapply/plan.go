@@ -12,6 +12,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/apply/prune"
+	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -97,13 +98,13 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		table = streams.ErrOut
 	}
 	if keepFleetPlan(ctx, getter, p) {
-		printPlanTable(table, p) // over several contexts, the plans are written together at the end
+		diff.WritePlanTable(table, p) // over several contexts, the plans are written together at the end
 		return nil
 	}
 	if err := writePlan(out, streams.Out, p); err != nil {
 		return runFailed(err)
 	}
-	printPlanTable(table, p)
+	diff.WritePlanTable(table, p)
 	if out != "-" {
 		fmt.Fprintf(table, "Plan saved to %s; apply it with: kapply apply --plan %s -f ...\n", out, out)
 	}
@@ -162,9 +163,9 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	if err != nil {
 		return nil, apply.Input{}, nil, err
 	}
-	ignored.set(&planOpts)
+	setPlanIgnore(ignored, &planOpts)
 	p, err := applier.Plan(ctx, in, planOpts)
-	ignored.filter(p)
+	ignored.Filter(p)
 	if planErr := (*apply.PlanError)(nil); errors.As(err, &planErr) {
 		return nil, apply.Input{}, nil, errors.Join(append(planErr.Errs, errors.New("no plan was made: fix the objects above and plan again"))...)
 	}

@@ -84,7 +84,7 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	warnings := newCommandWarnings(streams.ErrOut)
 	for i, s := range statuses {
 		warnings.print(s.Warnings)
-		maskSecretValues(s.Drift, run.targets[i].Obj.Object)
+		diff.MaskDrift(s.Drift, run.targets[i].Obj.Object)
 	}
 	tallyStatusForFleet(ctx, statuses)
 	if opts.output == "json" {
@@ -116,28 +116,6 @@ func statusExit(statuses []apply.ObjectStatus) error {
 
 func inStep(s apply.ObjectStatus) bool {
 	return s.State == apply.StateApplied && len(s.Changed) == 0 && len(s.Foreign) == 0
-}
-
-// maskSecretValues replaces the values of a Secret's changed data and
-// stringData fields with diff's masks, in every output format.
-func maskSecretValues(d *ownership.Drift, file map[string]any) {
-	if d == nil {
-		return
-	}
-	for i, c := range d.Changed {
-		if len(c.Path) == 0 || !diff.IsSecretValue(file, c.Path[0].Field) {
-			continue
-		}
-		live := c.Live
-		if c.LiveMissing {
-			live = nil
-		}
-		last, masked := diff.MaskChange(c.LastApplied, live)
-		d.Changed[i].LastApplied = last
-		if !c.LiveMissing {
-			d.Changed[i].Live = masked
-		}
-	}
 }
 
 func printStatusJSON(w io.Writer, statuses []apply.ObjectStatus) error {

@@ -151,3 +151,21 @@ func LiveStringData(live map[string]any, key string) (any, bool) {
 	}
 	return string(decoded), true
 }
+
+// Declared is the object as its last-applied record declares it, in the
+// live object's namespace; live itself when it has no record (what
+// kapply status and release TYPE/NAME compare with, as last applied).
+func Declared(live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if !HasRecord(live) {
+		return live, nil
+	}
+	record, err := Read(live)
+	if err != nil {
+		return nil, fmt.Errorf("reading the last-applied record: %w", err)
+	}
+	declared := &unstructured.Unstructured{Object: record}
+	if declared.GetNamespace() == "" {
+		declared.SetNamespace(live.GetNamespace())
+	}
+	return declared, nil
+}

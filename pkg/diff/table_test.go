@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ func TestPlanTableQuotesHostileNames(t *testing.T) {
 	p.Items = append(p.Items, plan.Item{Action: plan.Update, ID: plan.ID{Version: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "victim"},
 		Changes: []plan.Change{{Path: fieldpath.Fields("data", "mode"), Reason: plan.SetByFile}}})
 	var b bytes.Buffer
-	printPlanTable(&b, p)
+	WritePlanTable(&b, p)
 	out := b.String()
 	if strings.ContainsAny(out, "\r\x1b\u202e\u2028\u009b") {
 		t.Errorf("a control character from a name reached the table:\n%q", out)
