@@ -2,7 +2,6 @@ package diff
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -62,12 +61,12 @@ func textLines(text string) []string {
 // the patch replaces whole.
 func plannedValue(it plan.Item, path fieldpath.Path) any {
 	for _, r := range it.Replaced {
-		if r.Path.String() == path.String() {
+		if r.Path.Equals(path) {
 			return r.Live
 		}
 	}
 	for _, c := range it.Changes {
-		if !isPathPrefix(c.Path, path) {
+		if !path.HasPrefix(c.Path) {
 			continue
 		}
 		if len(c.Path) == len(path) {
@@ -84,13 +83,6 @@ func plannedValue(it plan.Item, path fieldpath.Path) any {
 		return v
 	}
 	return nil
-}
-
-// isPathPrefix reports prefix as the first elements of path, compared as
-// they are printed (as the rest of the item's paths are matched here).
-func isPathPrefix(prefix, path fieldpath.Path) bool {
-	return len(prefix) <= len(path) && slices.EqualFunc(prefix, path[:len(prefix)],
-		func(a, b fieldpath.Element) bool { return a.String() == b.String() })
 }
 
 // writeFieldValue writes "path: value" (YAML, nested under the path for
