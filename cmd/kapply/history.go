@@ -16,6 +16,7 @@ import (
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/apply/prune"
 	"github.com/kapply/kapply/pkg/history"
+	"github.com/kapply/kapply/pkg/shown"
 )
 
 // historyFlags are apply's flags for the revisions of its ApplySet.
@@ -110,6 +111,12 @@ func printRevisions(out io.Writer, revs []apply.Revision) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "REVISION\tTIME\tUSER\tFIELD MANAGER\tMEMBERS\tADDED\tCHANGED\tREMOVED\tCOMPLETE\tCHANGE-CAUSE")
 	for _, r := range revs {
+		if r.Unreadable != nil {
+			// Listed by number, so that no one takes it for a gap; why is
+			// on the line (names of history objects, never a value).
+			fmt.Fprintf(w, "%d\t<unreadable>\t\t\t\t\t\t\tunreadable\t%s\n", r.Number, shown.Text(r.Unreadable.Error()))
+			continue
+		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%t\t%s\n", r.Number, r.Time.UTC().Format(time.RFC3339), orNone(r.User),
 			r.FieldManager, r.Counts.Members, r.Counts.Added, r.Counts.Changed, r.Counts.Removed, r.Complete, orNone(strconv.Quote(r.ChangeCause)))
 	}
@@ -129,11 +136,14 @@ func printRevisionDiff(out io.Writer, revs []apply.Revision, n int) error {
 	var before []map[string]any
 	from := "(no revision before)"
 	for _, r := range revs {
-		if r.Number < n {
+		if r.Number < n && r.Unreadable == nil {
 			before, from = r.Members, fmt.Sprintf("revision %d", r.Number)
 		}
 		if r.Number != n {
 			continue
+		}
+		if r.Unreadable != nil {
+			return withCode(exitFailed, r.Unreadable)
 		}
 		text, err := history.Diff(before, r.Members, from, fmt.Sprintf("revision %d", n))
 		if err != nil {

@@ -259,3 +259,49 @@ func TestRollbackRefusesAnImmutableFieldByName(t *testing.T) {
 		t.Errorf("rollback --force: a has k=%v, want one", got)
 	}
 }
+
+// TestHistoryWithADamagedRevision: a revision whose stored data was
+// overwritten is listed as unreadable (the others as they were, exit 0),
+// --revision on it fails naming it, rollback's default passes over it to
+// the complete revision before; a damaged newest revision does not stop
+// the next apply, which records a new revision after it with a warning.
+func TestHistoryWithADamagedRevision(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	applyArgs := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=web"}
+	for _, v := range []string{"one", "two", "three"} {
+		writeTree(t, dir, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: " + v + "}\n"})
+		mustKapply(t, applyArgs...)
+	}
+	secrets := dynClient(t).Resource(historySecrets).Namespace(ns)
+	if _, err := secrets.Patch(ctx, "web-rev-2-0", types.MergePatchType, []byte(`{"data":{"revision.json.gz":"Z2FyYmFnZQ=="}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	list := mustKapply(t, "history", "--applyset=web", "-n", ns).stdout
+	rows := strings.Split(strings.TrimSpace(list), "\n")
+	if len(rows) != 4 || !strings.Contains(rows[2], "unreadable") || !strings.Contains(rows[2], "web-rev-2-0") ||
+		strings.Contains(rows[1], "unreadable") || strings.Contains(rows[3], "unreadable") {
+		t.Fatalf("want revisions 1 and 3 listed and 2 unreadable, naming its object:\n%s", list)
+	}
+	if r := kapply(t, "history", "--applyset=web", "-n", ns, "--revision", "2"); r.code != 1 || !strings.Contains(r.stderr, "web-rev-2-0") {
+		t.Errorf("--revision of a damaged revision: want exit 1 naming it, got %d\n%s", r.code, r.stderr)
+	}
+	mustKapply(t, "rollback", "--applyset=web", "-n", ns)
+	if got := getObject(t, rollbackConfigMaps, ns, "a").Object["data"].(map[string]any)["k"]; got != "one" {
+		t.Errorf("rollback past a damaged revision: a has k=%v, want revision 1's one", got)
+	}
+
+	if _, err := secrets.Patch(ctx, "web-rev-4-0", types.MergePatchType, []byte(`{"metadata":{"annotations":{"kapply.dev/revision-counts":"{"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	again := mustKapply(t, applyArgs...)
+	if !strings.Contains(again.stderr, "Warning: history of ApplySet") || !strings.Contains(again.stderr, "recording a new revision") {
+		t.Errorf("an apply after a damaged newest revision: want a warning, got\n%s", again.stderr)
+	}
+	list = mustKapply(t, "history", "--applyset=web", "-n", ns).stdout
+	if rows := strings.Split(strings.TrimSpace(list), "\n"); len(rows) != 6 || !strings.HasPrefix(rows[5], "5 ") || strings.Contains(rows[5], "unreadable") {
+		t.Errorf("want revision 5 recorded after the damaged 4:\n%s", list)
+	}
+}

@@ -158,11 +158,16 @@ func (r *runner) tryBeginRevision(ctx context.Context, h *historyRun, parent *un
 	var before []map[string]any
 	if n := len(revs); n > 0 {
 		last := revs[n-1]
-		// Only the last revision is read whole: the one compared with.
-		if before, err = history.Members(objs, last.Number); err != nil {
-			return fmt.Errorf("history of ApplySet %s: %w", h.set, err)
+		// Only the last revision is read whole: the one compared with. A
+		// damaged one is compared with nothing: the run records a new
+		// revision rather than fail every apply of the set.
+		if last.Unreadable == nil {
+			before, last.Unreadable = history.Members(objs, last.Number)
 		}
-		if history.Same(before, h.members) {
+		if last.Unreadable != nil {
+			before = nil
+			r.warnHistory(h, fmt.Sprintf("history of ApplySet %s: %v; recording a new revision after it", h.set, last.Unreadable))
+		} else if history.Same(before, h.members) {
 			if !last.Complete {
 				h.head = history.ChunkName(parent.GetName(), last.Number, 0)
 			}

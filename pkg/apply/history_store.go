@@ -83,8 +83,12 @@ func (r *runner) readHistory(ctx context.Context, s *historyStore) ([]history.Re
 		return nil, nil, err
 	}
 	for i := range revs {
+		if revs[i].Unreadable != nil {
+			continue
+		}
+		// One damaged revision is listed as such; the others still read.
 		if revs[i].Members, err = history.Members(objs, revs[i].Number); err != nil {
-			return nil, nil, fmt.Errorf("history of ApplySet %s in namespace %q: %w", s.setID, s.namespace, err)
+			revs[i].Unreadable = err
 		}
 	}
 	return revs, objs, nil

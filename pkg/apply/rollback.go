@@ -134,7 +134,7 @@ func rollbackTarget(revs []history.Revision, number int, set string) (history.Re
 	}
 	if number == 0 {
 		for i := len(revs) - 2; i >= 0; i-- {
-			if revs[i].Complete {
+			if revs[i].Complete && revs[i].Unreadable == nil {
 				return revs[i], nil
 			}
 		}
@@ -143,6 +143,9 @@ func rollbackTarget(revs []history.Revision, number int, set string) (history.Re
 	for _, rev := range revs {
 		if rev.Number != number {
 			continue
+		}
+		if rev.Unreadable != nil {
+			return history.Revision{}, fmt.Errorf("revision %d of ApplySet %s cannot be rolled back to: %w", number, set, rev.Unreadable)
 		}
 		if !rev.Complete {
 			return history.Revision{}, fmt.Errorf("revision %d of ApplySet %s is incomplete (its apply did not finish): roll back to a complete one", number, set)

@@ -15,7 +15,10 @@ import (
 // Revisions reads the revisions objs hold (the objects labelled
 // HistoryOfLabel with one set's ID), sorted by number, without their
 // members (see Members). A revision whose first chunk is missing is not
-// listed: its write was interrupted before it began.
+// listed: its write was interrupted before it began. A first chunk whose
+// metadata cannot be read is listed with its number and Unreadable set;
+// one whose number cannot be read either is left out (no revision can
+// be named after it).
 func Revisions(objs []unstructured.Unstructured) ([]Revision, error) {
 	var revs []Revision
 	for i := range objs {
@@ -23,9 +26,13 @@ func Revisions(objs []unstructured.Unstructured) ([]Revision, error) {
 		if o.GetLabels()[ChunkLabel] != "0" {
 			continue
 		}
-		rev, err := headOf(o)
+		number, err := strconv.Atoi(o.GetLabels()[RevisionLabel])
+		if err != nil || number < 1 {
+			continue
+		}
+		rev, err := headOf(o, number)
 		if err != nil {
-			return nil, fmt.Errorf("reading revision %s/%s: %w", o.GetNamespace(), o.GetName(), err)
+			rev = Revision{Number: number, Unreadable: fmt.Errorf("reading revision %d: %s/%s: %w", number, o.GetNamespace(), o.GetName(), err)}
 		}
 		revs = append(revs, rev)
 	}
@@ -33,11 +40,8 @@ func Revisions(objs []unstructured.Unstructured) ([]Revision, error) {
 	return revs, nil
 }
 
-func headOf(o *unstructured.Unstructured) (Revision, error) {
-	number, err := strconv.Atoi(o.GetLabels()[RevisionLabel])
-	if err != nil {
-		return Revision{}, fmt.Errorf("label %s: %w", RevisionLabel, err)
-	}
+func headOf(o *unstructured.Unstructured, number int) (Revision, error) {
+	var err error
 	a := o.GetAnnotations()
 	rev := Revision{Number: number, FieldManager: a[managerAnnotation], User: a[userAnnotation],
 		ChangeCause: a[causeAnnotation], Complete: a[CompleteAnnotation] == "true"}

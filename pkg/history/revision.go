@@ -27,6 +27,11 @@ type Revision struct {
 	// Members are the configurations sent (Scrub'bed), sorted by MemberID;
 	// nil when only the revision's metadata was read.
 	Members []map[string]any
+	// Unreadable, when set, is why the revision's objects cannot be read
+	// (edited or damaged by hand): it is listed with its number and the
+	// reason, never compared with nor rolled back to, and expires as the
+	// others do. One such revision does not stop the others.
+	Unreadable error
 }
 
 // Counts compare a revision's members with the revision before it.
