@@ -2,11 +2,11 @@ package load
 
 import (
 	"bufio"
-	"flag"
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
