@@ -123,7 +123,7 @@ func (r *runner) writeItem(ctx context.Context, client dynamic.ResourceInterface
 		opts := metav1.CreateOptions{FieldManager: r.managerOf(it), DryRun: dryRun, FieldValidation: r.opts.FieldValidation}
 		err := r.retryTransient(ctx, func() error {
 			var err error
-			written, err = r.sendCreate(ctx, client, o, body, opts)
+			written, err = client.Create(ctx, body, opts)
 			return err
 		})
 		return written, refusedDryRun(o.Obj, dryRun, err)
@@ -141,7 +141,7 @@ func (r *runner) writeItem(ctx context.Context, client dynamic.ResourceInterface
 		if it.Subresource != "" {
 			written, err = client.Patch(ctx, it.ID.Name, patch.Type.K8s(), patch.Data, opts, it.Subresource)
 		} else {
-			written, err = r.sendPatch(ctx, client, o, patch.Type.K8s(), patch.Data, opts)
+			written, err = client.Patch(ctx, o.Obj.GetName(), patch.Type.K8s(), patch.Data, opts)
 		}
 		return err
 	})

@@ -15,10 +15,11 @@ import (
 type Clients struct {
 	Dynamic dynamic.Interface
 	// Lists, when set, serves the LISTs that read many live objects at once
-	// and the creates and patches of an apply (a REST client of
-	// dynamic.ConfigFor, as the dynamic client has, on the same transport):
-	// their answers are decoded once instead of twice over (see
-	// pkg/apply's decodeList and rawwrite.go). Without it, they go through Dynamic.
+	// and the deletes of a run (a REST client of dynamic.ConfigFor, as the
+	// dynamic client has, on the same transport): a LIST's answer is
+	// decoded once instead of twice over (decodeList), a delete's answer
+	// gives the UID deleted (see rawrequest.go). Without it, they go
+	// through Dynamic.
 	Lists rest.Interface
 	// Mapper maps kinds to API resources. A run after the Applier's first
 	// resets it (meta.MaybeResetRESTMapper) before asking, so that no

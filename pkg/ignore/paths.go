@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
+
+	"github.com/go-openapi/jsonpointer"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
 )
@@ -16,16 +17,15 @@ type Managed interface {
 	FieldsOf(manager string) []fieldpath.Path
 }
 
-// parsePointer splits a JSON pointer (RFC 6901) into its tokens.
+// parsePointer splits a JSON pointer (RFC 6901) into its unescaped
+// tokens. The empty pointer (the whole object) names no field a rule
+// could ignore: it is refused with the pointers that lack the leading /.
 func parsePointer(p string) ([]string, error) {
-	if p == "" || p[0] != '/' {
+	pointer, err := jsonpointer.New(p)
+	if err != nil || pointer.IsEmpty() {
 		return nil, fmt.Errorf("JSON pointer %q must start with /", p)
 	}
-	tokens := strings.Split(p[1:], "/")
-	for i, t := range tokens {
-		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-	}
-	return tokens, nil
+	return pointer.DecodedTokens(), nil
 }
 
 // pointerPath is the path a JSON pointer names in obj: a token under a

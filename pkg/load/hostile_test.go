@@ -34,18 +34,14 @@ import (
 // diffWithBuilder is compareWithBuilder that reports the first difference
 // instead of failing: "" when readLocal gives what the builder gives.
 func diffWithBuilder(files Files, selector string) string {
-	inputs, ok := listInputs(files)
-	if !ok {
+	if _, ok := listInputs(files); !ok {
 		return ""
 	}
-	var sel labels.Selector
-	if s := strings.TrimSpace(selector); s != "" {
-		var err error
-		if sel, err = labels.Parse(s); err != nil {
-			return ""
-		}
+	if _, err := labels.Parse(strings.TrimSpace(selector)); err != nil {
+		return ""
 	}
-	infos, errs, checked := collect(readFiles(context.Background(), testGetter, inputs, files, sel, selector))
+	got := loadAsBinary(files, selector)
+	infos, errs, checked := got.infos, got.errs, got.checked
 	wantInfos, wantErrs := build(testGetter, files, selector)
 	if len(infos) != len(wantInfos) {
 		return fmt.Sprintf("%d infos, the builder %d", len(infos), len(wantInfos))
@@ -82,7 +78,7 @@ func diffWithBuilder(files Files, selector string) string {
 			return fmt.Sprintf("%s: refused documents %q, reading again %q", source, g, w)
 		}
 	}
-	objects, loadErrs := objectsOfInfos(infos, errs, checked)
+	objects, loadErrs := got.objects, got.loadErrs
 	wantObjects, wantLoadErrs := objectsOfInfos(wantInfos, wantErrs, reread)
 	if len(objects) != len(wantObjects) {
 		return fmt.Sprintf("Load: %d objects, the builder's load %d", len(objects), len(wantObjects))

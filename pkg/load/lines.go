@@ -22,15 +22,25 @@ type docLines map[runtimeobj.Object]int
 // loadWithLines is LoadContext's read: the objects, their errors, and the
 // line of each object's document.
 func loadWithLines(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, selector string) ([]*Object, []error) {
+	objects, errs, _ := loadRead(ctx, getter, files, selector)
+	return objects, errs
+}
+
+// loadRead is loadWithLines, and the inputs readLocal read (nil when
+// the builder read them all): the differential tests compare the binary's
+// own read with the builder's, input by input.
+func loadRead(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, selector string) ([]*Object, []error, []*localFile) {
 	inputs, ok := listInputs(files)
 	if !ok {
 		infos, errs := buildWithin(ctx, getter, files, selector)
-		return objectsOfInfos(infos, errs, nil)
+		objects, errs := objectsOfInfos(infos, errs, nil)
+		return objects, errs, nil
 	}
-	read, ok := readLocalFiles(ctx, getter, withRequestTimeout(getter, files), inputs, selector)
+	read, ok := readLocal(ctx, getter, withRequestTimeout(getter, files), inputs, selector)
 	if !ok {
 		infos, errs := build(getter, files, selector) // the builder's error, once
-		return objectsOfInfos(infos, errs, nil)
+		objects, errs := objectsOfInfos(infos, errs, nil)
+		return objects, errs, nil
 	}
 	lines := docLines{}
 	for _, f := range read {
@@ -44,7 +54,7 @@ func loadWithLines(ctx context.Context, getter genericclioptions.RESTClientGette
 	for _, o := range objects {
 		o.Line = lines[o.Obj]
 	}
-	return objects, errs
+	return objects, errs, read
 }
 
 // yamlDocumentLines gives, for each document yaml.YAMLReader reads from

@@ -19,10 +19,10 @@ import (
 // read once by readInput, and its bytes are all given to the builder.
 var localReadOn = !offswitch.Off("KAPPLY_LOCALREAD")
 
-// readLocal gives, for the inputs listInputs lists for files, exactly what
-// build gives for files — the same infos in the same order, the same
-// errors — and, for each input it read, the documents refuseLossyDocuments
-// would refuse. Each input is read once (readInput), within ctx and up to
+// readLocal gives, for the inputs listInputs lists for files, input by
+// input, exactly what build gives for files — the same infos in the same
+// order, the same errors (collect puts them together) — and, for each
+// input it read, the documents refuseLossyDocuments would refuse. Each input is read once (readInput), within ctx and up to
 // MaxInputSize: a FIFO or stdin cannot be read twice.
 //
 // It is written by hand because the resource builder cannot be given
@@ -39,18 +39,10 @@ var localReadOn = !offswitch.Off("KAPPLY_LOCALREAD")
 // reads each input on its own, so its objects and errors for one input are
 // those it gives for the input among others. Errors are therefore the
 // builder's, but for an input too large or not read before ctx was done.
-func readLocal(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, inputs []input, selector string) ([]*resource.Info, []error, map[string][]lossyDocument) {
-	read, ok := readLocalFiles(ctx, getter, files, inputs, selector)
-	if !ok {
-		infos, errs := build(getter, files, selector) // the builder's error, once
-		return infos, errs, nil
-	}
-	return collect(read)
-}
-
-// readLocalFiles is readLocal's read, file by file; false when the
-// selector does not parse (the builder then says why).
-func readLocalFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, inputs []input, selector string) ([]*localFile, bool) {
+//
+// It is false when the selector does not parse (the builder then says
+// why). loadWithLines is its one caller.
+func readLocal(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, inputs []input, selector string) ([]*localFile, bool) {
 	var sel labels.Selector
 	if s := strings.TrimSpace(selector); s != "" {
 		var err error

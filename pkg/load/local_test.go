@@ -1,7 +1,6 @@
 package load
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,12 +66,10 @@ func TestReadLocalTestdata(t *testing.T) {
 func TestReadLocalInvalidSelector(t *testing.T) {
 	paths := writeFiles(t, t.TempDir(), map[string][]byte{"a.yaml": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")})
 	files := Files{Filenames: paths}
-	infos, errs, _ := readInfos(context.Background(), testGetter, files, "a in (")
 	wantInfos, wantErrs := build(testGetter, files, "a in (")
-	compareInfos(t, infos, wantInfos)
-	compareErrors(t, "errors", errs, wantErrs)
-	if len(errs) != 1 {
-		t.Errorf("errors %v, want the selector's", errs)
+	got := compareLoadWithBuilder(t, "errors", files, "a in (", wantInfos, wantErrs)
+	if len(got.loadErrs) != 1 || len(got.objects) != 0 {
+		t.Errorf("%d objects, errors %v, want the selector's error alone", len(got.objects), got.loadErrs)
 	}
 }
 

@@ -17,7 +17,8 @@ import (
 	"k8s.io/cli-runtime/pkg/resource"
 )
 
-// The tests of readLocal are differential: the resource builder (build) is
+// The tests of readLocal are differential, through the binary's own entry
+// point (loadRead, which loadWithLines is): the resource builder (build) is
 // the oracle, on input nobody chose for readLocal — real install manifests,
 // the repository's testdata, the bad-input corpus, the duplicate-key
 // inputs, and generated YAML and JSON.
@@ -78,29 +79,44 @@ func lossyDocumentsAgain(source string) []lossyDocument {
 	return lossyDocumentsIn(source, data)
 }
 
-// compareWithBuilder reads files with readLocal and with the builder and
-// fails on any difference: the infos field by field (objects deeply, the
-// types of numbers included), the errors' text and order, the documents
-// refused (against lossyDocumentsAgain, which reads each file again), and what
-// Load makes of it all.
+// binaryRead is what the binary's read (loadRead, which loadWithLines
+// is) gives: Load's objects and errors, and the inputs readLocal read, none
+// when the builder read them all, with their infos, errors and refused
+// documents put together (collect).
+type binaryRead struct {
+	objects  []*Object
+	loadErrs []error
+	read     []*localFile
+	infos    []*resource.Info
+	errs     []error
+	checked  map[string][]lossyDocument
+}
+
+// loadAsBinary reads files as the binary does.
+func loadAsBinary(files Files, selector string) binaryRead {
+	var b binaryRead
+	b.objects, b.loadErrs, b.read = loadRead(context.Background(), testGetter, files, selector)
+	b.infos, b.errs, b.checked = collect(b.read)
+	return b
+}
+
+// compareWithBuilder reads files as the binary does (loadAsBinary) and
+// with the builder and fails on any difference: the infos field by field
+// (objects deeply, the types of numbers included), the errors' text and
+// order, the documents refused (against lossyDocumentsAgain, which reads
+// each file again), and what Load makes of it all.
 func compareWithBuilder(t *testing.T, files Files, selector string) readStats {
 	t.Helper()
-	inputs, ok := listInputs(files)
-	if !ok {
+	if _, ok := listInputs(files); !ok {
 		t.Fatalf("%v: not local manifest files, readLocal would not read them", files.Filenames)
 	}
-	var sel labels.Selector
-	if s := strings.TrimSpace(selector); s != "" {
-		var err error
-		if sel, err = labels.Parse(s); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := labels.Parse(strings.TrimSpace(selector)); err != nil {
+		t.Fatal(err)
 	}
-	read := readFiles(context.Background(), testGetter, inputs, files, sel, selector)
-	infos, errs, checked := collect(read)
+	got := loadAsBinary(files, selector)
 	wantInfos, wantErrs := build(testGetter, files, selector)
-	stats := readStats{files: len(read), infos: len(infos), errs: len(errs), reasons: map[string]int{}}
-	for _, f := range read {
+	stats := readStats{files: len(got.read), infos: len(got.infos), errs: len(got.errs), reasons: map[string]int{}}
+	for _, f := range got.read {
 		if f.fallback == "" {
 			stats.fast++
 			stats.objects += len(f.infos)
@@ -108,27 +124,48 @@ func compareWithBuilder(t *testing.T, files Files, selector string) readStats {
 			stats.reasons[f.fallback]++
 		}
 	}
-	compareInfos(t, infos, wantInfos)
-	compareErrors(t, "errors", errs, wantErrs)
+	compareInfos(t, got.infos, wantInfos)
+	compareErrors(t, "errors", got.errs, wantErrs)
 	reread := map[string][]lossyDocument{}
-	for source, lossy := range checked {
+	for source, lossy := range got.checked {
 		reread[source] = lossyDocumentsAgain(source)
 		compareLossy(t, source, lossy, reread[source])
 	}
 	// Load, end to end (reread holds what Load without readLocal reads).
-	objects, loadErrs := objectsOfInfos(infos, errs, checked)
-	wantObjects, wantLoadErrs := objectsOfInfos(wantInfos, wantErrs, reread)
-	if len(objects) != len(wantObjects) {
-		t.Fatalf("Load: %d objects, the builder's load %d", len(objects), len(wantObjects))
+	compareObjects(t, got, wantInfos, wantErrs, reread)
+	return stats
+}
+
+// compareLoadWithBuilder is compareWithBuilder for inputs the test cannot
+// read again (stdin, URLs) or the builder reads alone (a bad selector),
+// against the builder's wantInfos and wantErrs: the documents Load refuses
+// are those readLocal found.
+func compareLoadWithBuilder(t *testing.T, what string, files Files, selector string, wantInfos []*resource.Info, wantErrs []error) binaryRead {
+	t.Helper()
+	got := loadAsBinary(files, selector)
+	if got.read != nil {
+		compareInfos(t, got.infos, wantInfos)
+		compareErrors(t, what, got.errs, wantErrs)
 	}
-	for i, o := range objects {
+	compareObjects(t, got, wantInfos, wantErrs, got.checked)
+	return got
+}
+
+// compareObjects compares Load's objects and errors with those of the
+// builder's infos and errors, refusing the documents of checked.
+func compareObjects(t *testing.T, got binaryRead, wantInfos []*resource.Info, wantErrs []error, checked map[string][]lossyDocument) {
+	t.Helper()
+	wantObjects, wantLoadErrs := objectsOfInfos(wantInfos, wantErrs, checked)
+	if len(got.objects) != len(wantObjects) {
+		t.Fatalf("Load: %d objects, the builder's load %d", len(got.objects), len(wantObjects))
+	}
+	for i, o := range got.objects {
 		w := wantObjects[i]
 		if o.Source != w.Source || o.Index != w.Index || !reflect.DeepEqual(o.Obj, w.Obj) {
 			t.Fatalf("Load: object %d: %s #%d %v, the builder's load %s #%d %v", i, o.Source, o.Index, o.Obj, w.Source, w.Index, w.Obj)
 		}
 	}
-	compareErrors(t, "Load errors", loadErrs, wantLoadErrs)
-	return stats
+	compareErrors(t, "Load errors", got.loadErrs, wantLoadErrs)
 }
 
 func compareInfos(t *testing.T, got, want []*resource.Info) {

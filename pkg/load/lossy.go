@@ -16,6 +16,7 @@ import (
 
 	yamlv2 "go.yaml.in/yaml/v2"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	kjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
@@ -238,50 +239,33 @@ func collision(v any, depth int) error {
 }
 
 // jsonDuplicateKey finds a key set twice in an object of doc when doc is
-// JSON, reading its tokens only (Go's decoder, like the builder, keeps the
-// last value); isJSON is false when doc is not JSON, for the YAML check.
+// JSON (Go's decoder, like the builder, keeps the last value), naming the
+// first such key by its path; isJSON is false when doc is not JSON, for
+// the YAML check. doc may hold several JSON values one after another:
+// encoding/json splits them, sigs.k8s.io/json's strict decoding (the
+// apiserver's own) checks each.
 func jsonDuplicateKey(doc []byte) (err error, isJSON bool) {
 	if trimmed := bytes.TrimSpace(doc); len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
 		return nil, false
 	}
-	// An object being read: its keys so far, and whether a key comes next.
-	type object struct {
-		keys    map[string]bool
-		wantKey bool
-	}
-	var stack []*object // nil entries are arrays
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	var found error
 	for {
-		tok, err := dec.Token()
+		var value json.RawMessage
+		err := dec.Decode(&value)
 		if errors.Is(err, io.EOF) {
 			return found, true
 		}
 		if err != nil {
 			return nil, false // not JSON (a YAML flow map, say)
 		}
-		var top *object
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if key, ok := tok.(string); ok && top != nil && top.wantKey {
-			if top.keys[key] && found == nil {
-				line := 1 + bytes.Count(doc[:dec.InputOffset()], []byte("\n"))
-				found = fmt.Errorf("line %d: key %q already set in map: %w", line, key, ErrDuplicateKey)
-			}
-			top.keys[key], top.wantKey = true, false
+		if found != nil {
 			continue
 		}
-		if top != nil {
-			top.wantKey = true // a value (or the start of one) after a key
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &object{keys: map[string]bool{}, wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, nil)
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
+		var v any
+		strict, err := kjson.UnmarshalStrict(value, &v, kjson.DisallowDuplicateFields)
+		if err == nil && len(strict) > 0 {
+			found = fmt.Errorf("%w: %w", strict[0], ErrDuplicateKey)
 		}
 	}
 }

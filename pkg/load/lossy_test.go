@@ -19,8 +19,8 @@ var lossErrorCases = []struct {
 	{"YAML", "a: 1\nb:\n  c: 2\n  c: 3\n", ErrDuplicateKey, "line 4"},
 	{"YAML flow map", "metadata: {name: a, name: b}\n", ErrDuplicateKey, "line 1"},
 	{"YAML keys in different maps", "a: {k: 1}\nb: {k: 1}\n", nil, ""},
-	{"JSON", `{"a": 1, "b": {"c": [1, {"d": 2, "d": 3}]}}`, ErrDuplicateKey, "line 1"},
-	{"JSON on lines", "{\n  \"a\": 1,\n  \"a\": 2\n}\n", ErrDuplicateKey, "line 3"},
+	{"JSON", `{"a": 1, "b": {"c": [1, {"d": 2, "d": 3}]}}`, ErrDuplicateKey, `duplicate field "b.c[1].d"`},
+	{"JSON on lines", "{\n  \"a\": 1,\n  \"a\": 2\n}\n", ErrDuplicateKey, `duplicate field "a"`},
 	{"JSON keys in different objects", `{"a": {"k": 1}, "b": {"k": "k"}, "k": ["k", "k"]}`, nil, ""},
 	{"JSON stream", `{"a": 1} {"a": 2}`, nil, ""},
 	{"not UTF-8", "a: \"\xff\"\n", ErrNotUTF8, "line 1"},
@@ -60,6 +60,16 @@ func TestLossError(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), c.line) {
 			t.Errorf("%s: %v, want it to say %s", c.name, err, c.line)
 		}
+	}
+}
+
+// TestDuplicateKeyInJSONStream: a document of several JSON values is
+// JSON, as for the hand-written reader; a key set twice in any of them is
+// found (TestDuplicateKeysAsBefore holds no such document).
+func TestDuplicateKeyInJSONStream(t *testing.T) {
+	err, isJSON := jsonDuplicateKey([]byte(`{"a": 1} {"b": {"a": 2, "a": 3}} {"c": 1, "c": 2}`))
+	if !isJSON || !errors.Is(err, ErrDuplicateKey) || !strings.Contains(err.Error(), `"b.a"`) {
+		t.Errorf("%v %t, want b.a set twice, in JSON", err, isJSON)
 	}
 }
 

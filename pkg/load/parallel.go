@@ -12,20 +12,6 @@ import (
 	"k8s.io/cli-runtime/pkg/resource"
 )
 
-// readInfos reads the objects of the files as the resource builder does:
-// with readLocal every file, stdin and URL the builder would read (each
-// read once, on every core), with the builder what it fails on before
-// reading anything and kustomizations. checked holds the documents
-// refuseLossyDocuments refuses of each input readLocal read.
-func readInfos(ctx context.Context, getter genericclioptions.RESTClientGetter, files Files, selector string) (infos []*resource.Info, errs []error, checked map[string][]lossyDocument) {
-	inputs, ok := listInputs(files)
-	if !ok {
-		infos, errs = buildWithin(ctx, getter, files, selector)
-		return infos, errs, nil
-	}
-	return readLocal(ctx, getter, withRequestTimeout(getter, files), inputs, selector)
-}
-
 // build runs the resource builder once on files.
 func build(getter genericclioptions.RESTClientGetter, files Files, selector string) ([]*resource.Info, []error) {
 	return runBuilder(getter, selector, func(b *resource.Builder) *resource.Builder {

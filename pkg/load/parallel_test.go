@@ -1,7 +1,6 @@
 package load
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,7 +51,8 @@ func TestParallelLoadAsOneBuilder(t *testing.T) {
 			if n := len(mustListInputs(files)); n < 100 && recursive {
 				t.Fatalf("the tree has %d manifests, want at least 100", n)
 			}
-			gotInfos, gotErrs, _ := readInfos(context.Background(), getter, files, selector)
+			got := loadAsBinary(files, selector)
+			gotInfos, gotErrs := got.infos, got.errs
 			wantInfos, wantErrs := build(getter, files, selector)
 			if len(gotInfos) != len(wantInfos) {
 				t.Fatalf("-R=%v -l %q: %d objects, want %d", recursive, selector, len(gotInfos), len(wantInfos))
@@ -65,7 +65,8 @@ func TestParallelLoadAsOneBuilder(t *testing.T) {
 			if fmt.Sprint(gotErrs) != fmt.Sprint(wantErrs) {
 				t.Fatalf("-R=%v -l %q: errors\n%v\nwant\n%v", recursive, selector, gotErrs, wantErrs)
 			}
-			objs, errs := Load(getter, files, selector)
+			compareObjects(t, got, wantInfos, wantErrs, got.checked)
+			objs, errs := got.objects, got.loadErrs
 			if len(objs) == 0 || len(errs) == 0 {
 				t.Fatalf("-R=%v -l %q: %d objects, %d errors: the tree tests too little", recursive, selector, len(objs), len(errs))
 			}

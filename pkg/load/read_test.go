@@ -42,10 +42,8 @@ func utf16LE(s string) []byte {
 func TestReadStdinAsBuilder(t *testing.T) {
 	for _, content := range streamContents {
 		files := Files{Filenames: []string{"-"}, Stdin: strings.NewReader(content)}
-		infos, errs, _ := readInfos(context.Background(), testGetter, files, "")
 		wantInfos, wantErrs := withProcessStdin(t, content, func() ([]*resource.Info, []error) { return build(testGetter, files, "") })
-		compareInfos(t, infos, wantInfos)
-		compareErrors(t, "errors", errs, wantErrs)
+		compareLoadWithBuilder(t, "errors", files, "", wantInfos, wantErrs)
 	}
 }
 
@@ -85,10 +83,8 @@ func TestReadURLAsBuilder(t *testing.T) {
 	}
 	for _, name := range names {
 		files := Files{Filenames: []string{name, name}}
-		infos, errs, _ := readInfos(context.Background(), testGetter, files, "app=a")
 		wantInfos, wantErrs := build(testGetter, files, "app=a")
-		compareInfos(t, infos, wantInfos)
-		compareErrors(t, name, errs, wantErrs)
+		compareLoadWithBuilder(t, name, files, "app=a", wantInfos, wantErrs)
 	}
 	if testing.Short() {
 		return // the builder tries a refused connection three times, a second apart
@@ -96,10 +92,8 @@ func TestReadURLAsBuilder(t *testing.T) {
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
 	files := Files{Filenames: []string{gone.URL + "/x.yaml"}}
-	infos, errs, _ := readInfos(context.Background(), testGetter, files, "")
 	wantInfos, wantErrs := build(testGetter, files, "")
-	compareInfos(t, infos, wantInfos)
-	compareErrors(t, "a refused connection", errs, wantErrs)
+	compareLoadWithBuilder(t, "a refused connection", files, "", wantInfos, wantErrs)
 }
 
 // TestLoadCancelled: a load waiting on a stdin that never ends, or on a
@@ -199,12 +193,10 @@ func TestListInputsAsBuilder(t *testing.T) {
 		{names: []string{at("a.yaml"), "http://%zz/x.yaml"}},
 	} {
 		files := Files{Filenames: c.names, Recursive: c.recursive, Stdin: strings.NewReader(stdin)}
-		infos, errs, _ := readInfos(context.Background(), testGetter, files, "")
 		wantInfos, wantErrs := withProcessStdin(t, stdin, func() ([]*resource.Info, []error) { return build(testGetter, files, "") })
-		if len(infos)+len(errs) == 0 {
+		got := compareLoadWithBuilder(t, strings.Join(c.names, " "), files, "", wantInfos, wantErrs)
+		if len(got.objects)+len(got.loadErrs) == 0 {
 			t.Errorf("%v: nothing read, no error: the case tests nothing", c.names)
 		}
-		compareInfos(t, infos, wantInfos)
-		compareErrors(t, strings.Join(c.names, " "), errs, wantErrs)
 	}
 }
