@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -21,20 +20,19 @@ type objectState struct {
 	state string
 }
 
-// tallyStatusForFleet records, when ctx is one cluster's of a run over
-// several contexts, how each object of the files stands there.
-func tallyStatusForFleet(ctx context.Context, statuses []apply.ObjectStatus) {
-	t, ok := ctx.Value(fleetTallyKey{}).(*fleetTally)
-	if !ok {
+// setStatuses keeps how each object of the files stands in the cluster;
+// a nil report (one context) keeps nothing.
+func (r *clusterReport) setStatuses(statuses []apply.ObjectStatus) {
+	if r == nil {
 		return
 	}
 	states := make([]objectState, len(statuses))
 	for i, s := range statuses {
 		states[i] = objectState{object: s.Object, source: s.Source, state: stateOf(s)}
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.states = states
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.states = states
 }
 
 // stateOf is an object's state, as objectState keeps it.

@@ -278,3 +278,32 @@ func contextPrefix(context string) string { return "[" + shownContext(context) +
 // a kubeconfig's name can neither forge another context's line (a
 // newline) nor reach the terminal as an escape sequence.
 func shownContext(name string) string { return shown.Text(name) }
+
+// onceReader reads stdin once for all clusters ("-f -" in each): the first
+// cluster to read takes it whole, and every cluster reads that copy.
+type onceReader struct {
+	read func() ([]byte, error)
+	rest []byte
+	init bool
+}
+
+func newStdinShare(in io.Reader) func() io.Reader {
+	all := sync.OnceValues(func() ([]byte, error) { return io.ReadAll(in) })
+	return func() io.Reader { return &onceReader{read: all} }
+}
+
+func (r *onceReader) Read(p []byte) (int, error) {
+	if !r.init {
+		data, err := r.read()
+		if err != nil {
+			return 0, err
+		}
+		r.rest, r.init = data, true
+	}
+	if len(r.rest) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.rest)
+	r.rest = r.rest[n:]
+	return n, nil
+}
