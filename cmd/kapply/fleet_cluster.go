@@ -32,10 +32,10 @@ type clusterRun struct {
 // clusterReport is one cluster's outcome as the matrix shows it: its
 // objects' outcomes, the plan it made, its objects' states (status).
 type clusterReport struct {
-	mu     sync.Mutex
-	counts fleet.Counts
-	plan   *plan.Plan
-	states []objectState
+	mu       sync.Mutex
+	counts   fleet.Counts
+	plan     *plan.Plan
+	statuses []apply.ObjectStatus
 }
 
 // addEvents counts events; a nil report (one context) counts nothing.
@@ -55,11 +55,23 @@ func (r *clusterReport) keepPlan(p *plan.Plan) {
 	r.plan, r.counts = p, fleet.CountPlan(p)
 }
 
-// outcome is the report as pkg/fleet takes it, and the objects' states.
-func (r *clusterReport) outcome() (fleet.Outcome, []objectState) {
+// setStatuses keeps how each object of the files stands in the cluster
+// (status, Secret values masked); a nil report (one context) keeps
+// nothing.
+func (r *clusterReport) setStatuses(statuses []apply.ObjectStatus) {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return fleet.Outcome{Counts: r.counts, Plan: r.plan}, r.states
+	r.statuses = statuses
+}
+
+// outcome is the report as pkg/fleet takes it.
+func (r *clusterReport) outcome() fleet.Outcome {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return fleet.Outcome{Counts: r.counts, Plan: r.plan, Statuses: r.statuses}
 }
 
 // fleetTargets builds, for a run over several contexts, each cluster's
@@ -132,8 +144,7 @@ func (t *fleetTargets) operation(c fleetCommand, given *plan.Set) fleet.Operatio
 		}
 		err := c.run(ctx, ft.getter, ft.streams, run)
 		code := exitCode(err, ft.streams.ErrOut)
-		out, states := run.report.outcome()
-		t.out.addStates(cluster.Context, states)
+		out := run.report.outcome()
 		out.Code, out.Err = code, firstError(err, out.FirstFailure, code)
 		if c.waits {
 			out.Ready = map[bool]fleet.Readiness{true: fleet.NotReady, false: fleet.Ready}[code >= failureCode(c.finding)]

@@ -29,21 +29,6 @@ func keepFleetPlan(run clusterRun, getter *genericclioptions.ConfigFlags, p *pla
 	return true
 }
 
-// planSet is the plans the clusters of results made, in their order, and
-// how many clusters made none: a list missing a cluster's plan is not
-// written (applying it would leave that cluster out without a word).
-func planSet(results []fleet.Result) (*plan.Set, int) {
-	set, missing := &plan.Set{}, 0
-	for _, r := range results {
-		if r.ClusterFailed || r.Plan == nil {
-			missing++
-			continue
-		}
-		set.Plans = append(set.Plans, plan.Entry{Context: r.Context, Plan: r.Plan})
-	}
-	return set, missing
-}
-
 // collectPlans makes a run over several contexts keep the plan each
 // cluster makes (kapply plan -o, diff --save-plan) and write them to
 // *path as one PlanList once every cluster has made its own; if one could
@@ -60,7 +45,7 @@ func (f *fleetFlags) collectPlans(path *string, streams genericiooptions.IOStrea
 		if *path == "" {
 			return err
 		}
-		set, missing := planSet(results)
+		set, missing := fleet.PlanSet(results)
 		if missing > 0 {
 			fmt.Fprintf(streams.ErrOut, "No plan was written to %s: %d of %d cluster(s) made none; fix them and plan again\n", *path, missing, len(results))
 			return withCode(max(exitCodeOf(err), failureCode(finding)), err)
@@ -180,26 +165,13 @@ func planSetFor(path string, clusters []fleet.Cluster, stderr io.Writer) (*plan.
 	case p != nil:
 		return nil, runFailed(fmt.Errorf("%s holds one cluster's plan (kind Plan, made without --contexts): apply it with --context, not over several contexts", path))
 	}
-	var missing []string
-	picked := map[string]bool{}
-	for _, c := range clusters {
-		picked[c.Context] = true
-		if _, ok := set.For(c.Context); !ok {
-			missing = append(missing, shownContext(c.Context))
-		}
-	}
-	if len(missing) > 0 {
+	left, err := fleet.PlansFor(set, clusters)
+	if missing, ok := errors.AsType[*fleet.MissingPlansError](err); ok {
 		return nil, runFailed(fmt.Errorf("%s holds no plan for context(s) %s (its plans are for %s): nothing was applied; plan them with kapply plan --contexts",
-			path, strings.Join(missing, ", "), strings.Join(shownContexts(set.Contexts()), ", ")))
-	}
-	var left []string
-	for _, name := range set.Contexts() {
-		if !picked[name] {
-			left = append(left, shownContext(name))
-		}
+			path, strings.Join(shownContexts(missing.Contexts), ", "), strings.Join(shownContexts(set.Contexts()), ", ")))
 	}
 	if len(left) > 0 {
-		fmt.Fprintf(stderr, "Warning: %s: the plans of %d context(s) not picked are not applied: %s\n", path, len(left), strings.Join(left, ", "))
+		fmt.Fprintf(stderr, "Warning: %s: the plans of %d context(s) not picked are not applied: %s\n", path, len(left), strings.Join(shownContexts(left), ", "))
 	}
 	return set, nil
 }
@@ -228,7 +200,7 @@ func (f *fleetFlags) planAcross(ctx context.Context, getter *genericclioptions.C
 		return nil
 	}
 	results, out := f.runOver(ctx, getter, streams, clusters, fleet.Options{MaxParallel: f.maxParallel, ClusterTimeout: f.clusterTimeout, FailFast: f.failFast}, planOnly, nil)
-	set, missing := planSet(results)
+	set, missing := fleet.PlanSet(results)
 	if missing > 0 {
 		_ = out.finish(results) // the matrix names each failure; the error is the one below
 		return nil, withCode(exitFailed, fmt.Errorf("%d of %d cluster(s) could not be planned: nothing was applied", missing, len(results)))
