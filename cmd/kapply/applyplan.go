@@ -178,6 +178,12 @@ func connectForPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, 
 	if set := opts.prune.applySet; set != "" && set != p.Settings.ApplySet {
 		return nil, apply.Input{}, fmt.Errorf("%s: the plan was made with --applyset=%q, not %q: it records its members on its own set (plan again to use another)", opts.review.planFile, p.Settings.ApplySet, set)
 	}
+	if len(opts.filenames) == 0 && opts.kustomize == "" && p.Settings.RollbackTo > 0 {
+		// A rollback's objects are its revision's, read again from the
+		// history; -f gives only Secrets' values.
+		applier, err := newApplier(getter, applierConfig{parallel: opts.parallel})
+		return applier, apply.Input{}, err
+	}
 	if len(opts.filenames) == 0 && opts.kustomize == "" {
 		// Each item is planned again from the files and must come out as
 		// saved: a checksum alone is no proof, anyone can compute one.

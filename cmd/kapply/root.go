@@ -230,6 +230,7 @@ Installed as kubectl-kapply on PATH, it also runs as "kubectl kapply".`,
 		newDiffCommand(configFlags, streams),
 		newPlanCommand(configFlags, streams),
 		newHistoryCommand(configFlags, streams),
+		newRollbackCommand(configFlags, streams),
 	)
 	cmd.SetFlagErrorFunc(flagError)
 	registerCompletions(cmd, configFlags)

@@ -95,6 +95,9 @@ func (a *Applier) Execute(ctx context.Context, p *plan.Plan, opts ExecuteOptions
 		return nil, err
 	}
 	r.opts.FieldManager = p.Settings.FieldManager // chosen per item (managerOf)
+	if opts, err = r.rollbackObjects(ctx, p, opts); err != nil {
+		return nil, err
+	}
 	r.knowPlan(p, opts.Objects)
 	if err := r.reachServer(ctx); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package apply_test
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"os/exec"
@@ -9,30 +10,55 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kapply/kapply/internal/testcluster"
 )
 
-// TestHistoryOfAKilledRun: SIGKILL in the middle of `kapply apply --prune
-// --applyset` (the binary; writes slowed by a proxy) leaves revision 2
-// listed as incomplete beside revision 1, and readable; the same files
-// applied again complete revision 2 rather than add a third.
-func TestHistoryOfAKilledRun(t *testing.T) {
-	requireCluster(t)
-	bin := kapplyBinary(t)
-	f := newFaultRun(t)
-	kapplyCmd := func(kubeconfig string, args ...string) *exec.Cmd {
-		return exec.Command(bin, append(args, "-n", f.ns, "--cache-dir", f.cacheDir, "--kubeconfig", kubeconfig)...)
+// killedRun is 20 ConfigMaps applied with --applyset=set (revision 1),
+// then 100 of a new version applied by the binary (writes slowed by a
+// proxy) and killed with SIGKILL half-way: revision 2 begun, never
+// completed.
+type killedRun struct {
+	f     *faultRun
+	bin   string
+	apply []string
+}
+
+func (k killedRun) cmd(kubeconfig string, args ...string) *exec.Cmd {
+	return exec.Command(k.bin, append(args, "-n", k.f.ns, "--cache-dir", k.f.cacheDir, "--kubeconfig", kubeconfig)...)
+}
+
+// history is the revisions listed, as number:complete.
+func (k killedRun) history(t *testing.T) string {
+	t.Helper()
+	out, err := k.cmd(cluster.Kubeconfig, "history", "--applyset=set").CombinedOutput()
+	if err != nil {
+		t.Fatalf("history: %v\n%s", err, out)
 	}
-	apply := []string{"apply", "-f", f.dir, "--prune", "--applyset=set"}
+	var complete []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
+		fields := strings.Fields(line)
+		complete = append(complete, fields[0]+":"+fields[8]) // REVISION TIME USER MANAGER MEMBERS + ~ - COMPLETE CAUSE (a cause may hold spaces)
+	}
+	return strings.Join(complete, " ")
+}
+
+func killMidApply(t *testing.T) killedRun {
+	requireCluster(t)
+	k := killedRun{f: newFaultRun(t), bin: kapplyBinary(t)}
+	f := k.f
+	k.apply = []string{"apply", "-f", f.dir, "--prune", "--applyset=set"}
 	f.write(t, "objects.yaml", manyConfigMaps(20, "1"))
-	if out, err := kapplyCmd(cluster.Kubeconfig, apply...).CombinedOutput(); err != nil {
+	if out, err := k.cmd(cluster.Kubeconfig, k.apply...).CombinedOutput(); err != nil {
 		t.Fatalf("first run: %v\n%s", err, out)
 	}
 
 	const n = 100
 	f.write(t, "objects.yaml", manyConfigMaps(n, "2"))
 	proxy := cluster.StartProxy(t)
-	cmd := kapplyCmd(proxy.Kubeconfig, append(apply, "--parallel", "4")...)
+	cmd := k.cmd(proxy.Kubeconfig, append(k.apply, "--parallel", "4")...)
 	var mu sync.Mutex
 	var process *os.Process
 	writes := 0
@@ -59,30 +85,51 @@ func TestHistoryOfAKilledRun(t *testing.T) {
 	if err := cmd.Wait(); err == nil {
 		t.Fatal("the run ended before it was killed")
 	}
-
-	history := func() []string {
-		t.Helper()
-		out, err := kapplyCmd(cluster.Kubeconfig, "history", "--applyset=set").CombinedOutput()
-		if err != nil {
-			t.Fatalf("history: %v\n%s", err, out)
-		}
-		var complete []string
-		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n")[1:] {
-			fields := strings.Fields(line)
-			complete = append(complete, fields[0]+":"+fields[len(fields)-2])
-		}
-		return complete
-	}
-	if got := strings.Join(history(), " "); got != "1:true 2:false" {
+	if got := k.history(t); got != "1:true 2:false" {
 		t.Fatalf("after SIGKILL: revisions %s, want 1:true 2:false", got)
 	}
-	if out, err := kapplyCmd(cluster.Kubeconfig, "history", "--applyset=set", "--revision", "2").CombinedOutput(); err != nil || !strings.Contains(string(out), `+  version: "2"`) {
+	return k
+}
+
+// TestHistoryOfAKilledRun: SIGKILL in the middle of `kapply apply --prune
+// --applyset` leaves revision 2 listed as incomplete beside revision 1,
+// and readable; the same files applied again complete revision 2 rather
+// than add a third.
+func TestHistoryOfAKilledRun(t *testing.T) {
+	k := killMidApply(t)
+	if out, err := k.cmd(cluster.Kubeconfig, "history", "--applyset=set", "--revision", "2").CombinedOutput(); err != nil || !strings.Contains(string(out), `+  version: "2"`) {
 		t.Fatalf("--revision 2: %v\n%.2000s", err, out)
 	}
-	if out, err := kapplyCmd(cluster.Kubeconfig, apply...).CombinedOutput(); err != nil {
+	if out, err := k.cmd(cluster.Kubeconfig, k.apply...).CombinedOutput(); err != nil {
 		t.Fatalf("re-run: %v\n%s", err, out)
 	}
-	if got := strings.Join(history(), " "); got != "1:true 2:true" {
+	if got := k.history(t); got != "1:true 2:true" {
 		t.Errorf("after the re-run: revisions %s, want 1:true 2:true", got)
+	}
+}
+
+// TestRollbackAfterAKilledRun: after SIGKILL half-way through revision 2,
+// kapply rollback (its default: the last complete revision, 1) brings the
+// 20 ConfigMaps back to version 1 and prunes the others the killed run
+// created; the rollback is revision 3, complete.
+func TestRollbackAfterAKilledRun(t *testing.T) {
+	k := killMidApply(t)
+	if out, err := k.cmd(cluster.Kubeconfig, "rollback", "--applyset=set").CombinedOutput(); err != nil {
+		t.Fatalf("rollback: %v\n%s", err, out)
+	}
+	list, err := dyn(t).Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace(k.f.ns).List(context.Background(), metav1.ListOptions{LabelSelector: "applyset.kubernetes.io/part-of"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 20 {
+		t.Errorf("%d members after the rollback, want revision 1's 20", len(list.Items))
+	}
+	for _, cm := range list.Items {
+		if v := cm.Object["data"].(map[string]any)["version"]; v != "1" {
+			t.Errorf("%s has version %v after the rollback, want 1", cm.GetName(), v)
+		}
+	}
+	if got := k.history(t); got != "1:true 2:false 3:true" {
+		t.Errorf("after the rollback: revisions %s, want 1:true 2:false 3:true", got)
 	}
 }

@@ -169,7 +169,14 @@ func (r *runner) tryBeginRevision(ctx context.Context, h *historyRun, parent *un
 			return nil
 		}
 	}
-	rev := history.Revision{Number: history.Next(revs), Time: time.Now(), FieldManager: r.opts.FieldManager,
+	manager := r.opts.FieldManager
+	if manager == "" { // an executed plan's: kubectl's for its kind of write (managerOf)
+		manager = ClientSideFieldManager
+		if r.opts.ServerSide {
+			manager = ServerSideFieldManager
+		}
+	}
+	rev := history.Revision{Number: history.Next(revs), Time: time.Now(), FieldManager: manager,
 		User: r.whoAmI(ctx, h.opts.User), ChangeCause: h.opts.ChangeCause, Counts: history.Compare(before, h.members), Members: h.members}
 	if err := r.writeRevision(ctx, h, rev, parent); err != nil {
 		return err

@@ -25,4 +25,9 @@ type Settings struct {
 	// PlainSecretRecord: Secrets' last-applied records keep their values
 	// (kubectl's way) instead of digests.
 	PlainSecretRecord bool
+	// RollbackTo, when not 0, is the revision of ApplySet the plan brings
+	// the set back to (Applier.Rollback): its items are planned from that
+	// revision's members, which Execute reads again from the set's history
+	// to check them, with only the Secrets' values from the caller.
+	RollbackTo int
 }

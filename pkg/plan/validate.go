@@ -18,6 +18,9 @@ func Check(p *Plan) error {
 	if p.Cluster.Server == "" {
 		return fmt.Errorf("%w: the plan names no cluster (cluster.server is empty)", ErrInvalid)
 	}
+	if p.Settings.RollbackTo < 0 || p.Settings.RollbackTo > 0 && p.Settings.ApplySet == "" {
+		return fmt.Errorf("%w: settings.rollbackTo %d needs a revision number and settings.applySet", ErrInvalid, p.Settings.RollbackTo)
+	}
 	seen := make(map[ID]int, len(p.Items))
 	for i, it := range p.Items {
 		// One object is served at every version of its kind: the run

@@ -37,17 +37,18 @@ type settingsJSON struct {
 	ForceConflicts    bool   `json:"forceConflicts,omitempty"`
 	Namespace         string `json:"namespace,omitempty"`
 	PlainSecretRecord bool   `json:"plainSecretRecord,omitempty"`
+	RollbackTo        int    `json:"rollbackTo,omitempty"`
 	ServerSide        bool   `json:"serverSide,omitempty"`
 }
 
 func settingsToWire(s Settings) settingsJSON {
 	return settingsJSON{ApplySet: s.ApplySet, FieldManager: s.FieldManager, FieldValidation: s.FieldValidation,
-		ForceConflicts: s.ForceConflicts, Namespace: s.Namespace, PlainSecretRecord: s.PlainSecretRecord, ServerSide: s.ServerSide}
+		ForceConflicts: s.ForceConflicts, Namespace: s.Namespace, PlainSecretRecord: s.PlainSecretRecord, RollbackTo: s.RollbackTo, ServerSide: s.ServerSide}
 }
 
 func (s settingsJSON) settings() Settings {
 	return Settings{ApplySet: s.ApplySet, FieldManager: s.FieldManager, FieldValidation: s.FieldValidation,
-		ForceConflicts: s.ForceConflicts, Namespace: s.Namespace, PlainSecretRecord: s.PlainSecretRecord, ServerSide: s.ServerSide}
+		ForceConflicts: s.ForceConflicts, Namespace: s.Namespace, PlainSecretRecord: s.PlainSecretRecord, RollbackTo: s.RollbackTo, ServerSide: s.ServerSide}
 }
 
 type clusterJSON struct {
