@@ -12,7 +12,6 @@ import (
 	"github.com/kapply/kapply/pkg/apply"
 	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -81,8 +80,8 @@ func (v *planView) compare(i int, it plan.Item, live *unstructured.Unstructured)
 }
 
 // eventOf is the item as Apply's dry run would have reported it: the
-// file's object (the live one of a prune), live, the result shown and,
-// for a patch, the merge; the ignore rules and Secret masks read it.
+// file's object (the live one of a prune), live, the result shown and the
+// item itself; the ignore rules and Secret masks read it.
 func (v *planView) eventOf(i int, it plan.Item, live *unstructured.Unstructured, obj diff.Object) apply.Event {
 	ev := apply.Event{Object: live, Source: it.Source, Live: live, Outcome: apply.Configured, Warnings: it.Warnings}
 	switch {
@@ -94,9 +93,7 @@ func (v *planView) eventOf(i int, it plan.Item, live *unstructured.Unstructured,
 	if obj.After != nil {
 		ev.Result = &unstructured.Unstructured{Object: obj.After}
 	}
-	if it.Action == plan.Update || it.Action == plan.Unchanged {
-		ev.Plan = &merge.Plan{Merged: it.Merged, Changes: obj.Changes}
-	}
+	ev.Item = &it
 	return ev
 }
 

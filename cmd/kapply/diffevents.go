@@ -1,16 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kapply/kapply/pkg/apply"
 	kcluster "github.com/kapply/kapply/pkg/cluster"
 	"github.com/kapply/kapply/pkg/diff"
-	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -44,11 +41,7 @@ func (e *eventWriter) diff(comparisons []diff.Comparison, failures []diff.Failur
 		differs = differs || changed
 		ev := jsonEvent{Type: diffType, Status: statusSuccessful, Operation: operation.String(), Differs: &changed}
 		if c.Outcome == diff.Changed {
-			paths, err := changedPaths(c)
-			if err != nil {
-				return differs, err
-			}
-			ev.ChangedPaths = paths
+			ev.ChangedPaths = changedPaths(c)
 		}
 		id := c.Object.ID
 		ev.Object = &id
@@ -75,46 +68,13 @@ func (e *eventWriter) diff(comparisons []diff.Comparison, failures []diff.Failur
 }
 
 // changedPaths lists the leaf fields in which the comparison's two sides
-// differ, read from the YAML pkg/diff shows: noise hidden, Secret values
-// masked (a mask says only whether a value changed).
-func changedPaths(c diff.Comparison) ([]string, error) {
-	var live, after map[string]any
-	if err := yaml.Unmarshal([]byte(c.Live), &live); err != nil {
-		return nil, fmt.Errorf("reading the live side of %s: %w", c.Object.Ref, err)
+// differ, as pkg/diff compared them (noise hidden, Secret values masked).
+func changedPaths(c diff.Comparison) []string {
+	paths := make([]string, len(c.Changed))
+	for i, p := range c.Changed {
+		paths[i] = p.String()
 	}
-	if err := yaml.Unmarshal([]byte(c.After), &after); err != nil {
-		return nil, fmt.Errorf("reading the merged side of %s: %w", c.Object.Ref, err)
-	}
-	var paths []string
-	walkChanges(live, after, nil, &paths)
-	return paths, nil
-}
-
-// walkChanges appends the paths of differing leaves: maps field by field
-// (sorted), lists of equal length item by item, anything else whole.
-// Hand-written: the libraries that compare objects (structured-merge-diff's
-// typed compare) need the schema, and apimachinery's patch makers give a
-// patch, not paths; pkg/diff's countDiff counts with the same rule.
-func walkChanges(a, b any, at fieldpath.Path, paths *[]string) {
-	am, aIsMap := a.(map[string]any)
-	bm, bIsMap := b.(map[string]any)
-	if aIsMap && bIsMap {
-		fieldpath.EachField(at, am, bm, func(p fieldpath.Path, av, bv any) {
-			walkChanges(av, bv, p, paths)
-		})
-		return
-	}
-	al, aIsList := a.([]any)
-	bl, bIsList := b.([]any)
-	if aIsList && bIsList && len(al) == len(bl) {
-		for i := range al {
-			walkChanges(al[i], bl[i], at.Child(fieldpath.Index(i)), paths)
-		}
-		return
-	}
-	if !fieldpath.Equal(a, b) {
-		*paths = append(*paths, at.String())
-	}
+	return paths
 }
 
 // textOut is where diff's other text goes (the ignore rules' notes and

@@ -199,9 +199,9 @@ func (n *diffNoise) sides(ev apply.Event, obj *diff.Object, managed *ownership.O
 		s.ResultOwners = result
 	}
 	switch {
-	case ev.Plan != nil:
-		s.Merged = ev.Plan.Merged
-		s.Changes = plan.ChangesOf(ev.Plan.Changes, nil)
+	case ev.Item != nil && (ev.Item.Action == plan.Update || ev.Item.Action == plan.Unchanged):
+		s.Merged = ev.Item.Merged
+		s.Changes = ev.Item.Changes
 	case ev.Live == nil:
 		s.Merged = ev.Object.Object
 	default:

@@ -101,6 +101,9 @@ func verbFlags(ctx context.Context, bin string, parallel int) (map[string][]stri
 		if verb == "apply" && strings.Contains(help.stdout, "--plan") {
 			flags[applyPlan] = slices.Clone(flags[verb])
 		}
+		if verb == "apply" && strings.Contains(help.stdout, "--history-limit") {
+			flags[applySet] = slices.Clone(flags[verb])
+		}
 	}
 	if _, ok := flags["plan"]; !ok {
 		delete(flags, applyPlan)
@@ -135,6 +138,9 @@ func flagsKey(p phase) string {
 	case phaseApplyPlan:
 		return applyPlan
 	}
+	if p.inSet() {
+		return applySet
+	}
 	return verbOf(p)
 }
 
@@ -143,11 +149,12 @@ func flagsKey(p phase) string {
 const (
 	diffLocal = "diff (local)"
 	applyPlan = "apply --plan"
+	applySet  = "apply --applyset"
 )
 
 func (t *cliTool) describe() string {
 	var verbs []string
-	for _, verb := range []string{"apply", "diff", diffLocal, "plan", applyPlan} {
+	for _, verb := range []string{"apply", "diff", diffLocal, "plan", applyPlan, applySet} {
 		if flags, ok := t.flags[verb]; ok {
 			verbs = append(verbs, strings.TrimSpace(verb+" "+strings.Join(flags, " ")))
 		} else {
@@ -164,6 +171,14 @@ func (t *cliTool) run(ctx context.Context, p phase, dir string, want int) (outco
 		args = append(args, "-o", planFile(dir))
 	case phaseApplyPlan:
 		args = append(args, "--plan", planFile(dir))
+	}
+	if p.inSet() {
+		// The parent: a Secret in the kubeconfig's namespace (the tree's
+		// objects name their own), one per tree.
+		args = append(args, "--prune", "--applyset", "set-"+filepath.Base(dir))
+		if p != phaseSetHistory {
+			args = append(args, "--history-limit", "0")
+		}
 	}
 	res, err := execute(ctx, t.bin, append(args, t.flags[flagsKey(p)]...)...)
 	if err != nil {

@@ -53,8 +53,8 @@ func newFloor(cfg *rest.Config, parallel int) (*floor, error) {
 
 func (f *floor) name() string { return nameFloor }
 
-// supports every phase but a saved plan's, which is kapply's own.
-func (f *floor) supports(p phase) bool { return !p.plans() }
+// supports every phase but a saved plan's and an ApplySet's, which are kapply's own.
+func (f *floor) supports(p phase) bool { return !p.plans() && !p.inSet() }
 
 func (f *floor) describe() string {
 	return fmt.Sprintf("floor: client-go in process, %d workers, QPS %d, burst %d; "+

@@ -41,8 +41,8 @@ func newKapp(ctx context.Context, name, kubeconfig string, parallel int) (*kappT
 
 func (t *kappTool) name() string { return nameKapp }
 
-// supports every phase but a saved plan's: kapp saves none.
-func (t *kappTool) supports(p phase) bool { return !p.plans() }
+// supports every phase but a saved plan's (kapp saves none) and an ApplySet's.
+func (t *kappTool) supports(p phase) bool { return !p.plans() && !p.inSet() }
 
 func (t *kappTool) describe() string {
 	return fmt.Sprintf("kapp: %s (%s); %s", t.bin, t.version, strings.Join(t.args("APP", "DIR", phaseUpdate), " "))

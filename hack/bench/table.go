@@ -64,6 +64,14 @@ func newTable(cfg config, res *results, notes []string) *table {
 	t.notes = append(t.notes, fmt.Sprintf("targets: kubectl/kapply >= %gx, kapp/kapply >= %gx, kapply/floor <= %gx: %d of %d met",
 		targetVsKubectl, targetVsKapp, targetVsFloor, t.met, t.targets))
 	for _, tool := range res.tools {
+		h, okH := res.median(phaseSetHistory, tool)
+		n, okN := res.median(phaseSetNoHistory, tool)
+		if okH && okN && n > 0 {
+			t.after = append(t.after, fmt.Sprintf("%s history: an apply --applyset recording a revision takes %.2fx one that records none (%.2fs / %.2fs; target <= 1.10x)",
+				tool, h.Seconds()/n.Seconds(), h.Seconds(), n.Seconds()))
+		}
+	}
+	for _, tool := range res.tools {
 		lines, met, total := planTargets(res, tool)
 		if total > 0 {
 			t.after = append(t.after, lines...)

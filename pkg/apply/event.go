@@ -6,7 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kapply/kapply/pkg/merge"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
@@ -51,9 +50,12 @@ type Event struct {
 	// Live is the object as it was read before the run changed it; nil when
 	// it did not exist.
 	Live *unstructured.Unstructured
-	// Plan is the three-way merge that updated the object (nil for creates
-	// and failures before the plan); diff explains changes with it.
-	Plan *merge.Plan
+	// Item is the object's item of the plan: its action, changes with
+	// their reasons and owners, and merged object (after a server dry run,
+	// its result and the changes read from it too). nil for a failure
+	// before the object was planned and for what no plan item made (a
+	// replace under --force). diff explains changes with it.
+	Item *plan.Item
 	// Err is set when Outcome is Failed. Its text has the values of the
 	// Secrets the run knows masked (see mask.go); it unwraps to the
 	// failure as it was, which a caller that prints it must mask itself.
@@ -71,14 +73,14 @@ type Event struct {
 	masked bool
 }
 
-// Lean is the event as Options.Lean keeps it: without its Plan, Live and
+// Lean is the event as Options.Lean keeps it: without its Item, Live and
 // Result cut to what identifies the object — unless it failed or has
 // warnings, whose Secret values the objects may be needed to mask.
 func (e Event) Lean() Event {
 	if e.Err != nil || len(e.Warnings) > 0 {
 		return e
 	}
-	e.Plan = nil
+	e.Item = nil
 	sameObject := e.Live == e.Result
 	e.Live, e.Result = identity(e.Live), identity(e.Result)
 	if sameObject {

@@ -194,20 +194,7 @@ func decodeObject(data []byte) (map[string]any, error) {
 // differing are the paths where a and b differ: maps are compared field
 // by field, anything else whole.
 func differing(a, b any) []fieldpath.Path {
-	var out []fieldpath.Path
-	var walk func(at fieldpath.Path, a, b any)
-	walk = func(at fieldpath.Path, a, b any) {
-		am, aIsMap := a.(map[string]any)
-		bm, bIsMap := b.(map[string]any)
-		switch {
-		case aIsMap && bIsMap:
-			fieldpath.EachField(at, am, bm, func(p fieldpath.Path, av, bv any) { walk(p, av, bv) })
-		case !fieldpath.Equal(a, b):
-			out = append(out, at)
-		}
-	}
-	walk(nil, a, b)
-	return out
+	return fieldpath.CompareObjects(a, b, fieldpath.CompareOptions{Depth: fieldpath.ByField}).Paths()
 }
 
 // joinPaths names at most five paths, counting the rest.

@@ -32,7 +32,7 @@ const maxPathsNamed = 20
 // the file, still live) and kubectl's does not: they stay, and no later
 // apply removes them. plan is the apply's plan, from kubectl's record.
 // Paths only: a Secret's keys, never a value.
-func shadowedCompactWarning(o *object, live *unstructured.Unstructured, file map[string]any, kind *schema.Kind, plan *merge.Plan) string {
+func shadowedCompactWarning(o *object, live *unstructured.Unstructured, file map[string]any, kind *schema.Kind, plan *merge.Result) string {
 	compact, err := lastapplied.ShadowedCompact(live)
 	if compact == nil && err == nil {
 		return ""
@@ -61,7 +61,7 @@ func shadowedCompactWarning(o *object, live *unstructured.Unstructured, file map
 
 // removedOnlyBy lists the paths a removes because the file dropped them
 // and b does not remove.
-func removedOnlyBy(a, b *merge.Plan) []string {
+func removedOnlyBy(a, b *merge.Result) []string {
 	removedByB := map[string]bool{}
 	for _, c := range b.Changes {
 		if c.Reason == merge.RemovedFromFile {

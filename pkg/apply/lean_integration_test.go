@@ -76,11 +76,11 @@ func TestLeanRunKeepsOnlyWhatHappened(t *testing.T) {
 			}
 			continue
 		}
-		if full.Plan == nil || full.Result == nil || full.Result.Object["data"] == nil {
-			t.Errorf("object %d: OnEvent's event lacks its plan or result", i)
+		if full.Item == nil || full.Result == nil || full.Result.Object["data"] == nil {
+			t.Errorf("object %d: OnEvent's event lacks its item or result", i)
 		}
-		if ev.Plan != nil {
-			t.Errorf("object %d: the returned event keeps its plan", i)
+		if ev.Item != nil {
+			t.Errorf("object %d: the returned event keeps its item", i)
 		}
 		for side, pair := range map[string][2]*unstructured.Unstructured{"Live": {ev.Live, full.Live}, "Result": {ev.Result, full.Result}} {
 			if kept, whole := pair[0], pair[1]; kept.GetUID() == "" || kept.GetUID() != whole.GetUID() {

@@ -38,7 +38,7 @@ type WriteOptions struct {
 	Subresource string
 	// NoOverwrite (kubectl's --overwrite=false) refuses an object whose
 	// patch would change a field someone else changed since the last apply
-	// (see merge.Plan.Conflicts), instead of taking the file's value.
+	// (see merge.Result.Conflicts), instead of taking the file's value.
 	NoOverwrite bool
 	// SecretRecord says how a Secret's values are kept in its last-applied
 	// record: redacted (the zero value) or plain, as kubectl keeps them.

@@ -37,7 +37,7 @@ func (e *ConflictError) Error() string {
 // record) against the changes made live since the last apply (last; nil
 // without a record).
 // k is the digest key of a Secret's namespace.
-func refuseConflicts(kind *schema.Kind, last, file map[string]any, live *unstructured.Unstructured, plan *merge.Plan, k lastapplied.DigestKey) error {
+func refuseConflicts(kind *schema.Kind, last, file map[string]any, live *unstructured.Unstructured, plan *merge.Result, k lastapplied.DigestKey) error {
 	// The record is the tool's own: it changes on every apply.
 	current := withoutRecord(live).Object
 	secret := secretmask.IsSecret(live.Object)

@@ -1,8 +1,6 @@
 package apply
 
 import (
-	"slices"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
@@ -31,43 +29,26 @@ func serverSideChanges(body, live, result *unstructured.Unstructured) ([]plan.Ch
 	if err != nil {
 		return nil, err
 	}
+	differences := fieldpath.CompareObjects(live.Object, result.Object,
+		fieldpath.CompareOptions{Depth: fieldpath.ByField, Skip: skippedByServerSideChanges})
 	var changes []plan.Change
-	walkDifferences(nil, live.Object, result.Object, func(p fieldpath.Path, old, new any) {
-		if skippedByServerSideChanges(p) {
-			return
-		}
+	for _, d := range differences {
 		reason := plan.SetByFile
-		if new == nil && !setIn(body.Object, p) {
+		if d.New == nil && !setIn(body.Object, d.Path) {
 			reason = plan.RemovedFromFile
 		}
-		changes = append(changes, plan.Change{Path: p, Old: old, New: new, Reason: reason, Owners: owners.Of(p)})
-	})
+		changes = append(changes, plan.Change{Path: d.Path, Old: d.Old, New: d.New, Reason: reason, Owners: owners.Of(d.Path)})
+	}
 	return changes, nil
 }
 
-// walkDifferences calls fn for each field of a and b whose values differ
-// (fieldpath.Equal): nested maps field by field, in key order; anything
-// else whole. A field one side lacks is nil there.
-func walkDifferences(at fieldpath.Path, a, b map[string]any, fn func(p fieldpath.Path, old, new any)) {
-	fieldpath.EachField(at, a, b, func(p fieldpath.Path, av, bv any) {
-		am, aMap := av.(map[string]any)
-		bm, bMap := bv.(map[string]any)
-		switch {
-		case aMap && bMap:
-			walkDifferences(p, am, bm, fn)
-		case !fieldpath.Equal(av, bv):
-			fn(p, av, bv)
-		}
-	})
-}
-
-// skippedByServerSideChanges: status, and the metadata every write sets.
+// skippedByServerSideChanges: status, and the metadata every write or the
+// creation sets.
 func skippedByServerSideChanges(p fieldpath.Path) bool {
 	if p[0].Field == "status" {
 		return true
 	}
-	return len(p) >= 2 && p[0].Field == "metadata" &&
-		slices.Contains([]string{"managedFields", "resourceVersion", "generation", "creationTimestamp", "uid"}, p[1].Field)
+	return len(p) >= 2 && fieldpath.IsBookkeeping(p[:2], fieldpath.EveryWrite|fieldpath.OnCreate)
 }
 
 // setIn reports whether obj holds a value at the map path p.

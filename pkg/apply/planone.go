@@ -29,7 +29,12 @@ func (r *runner) planObject(o *object, live *unstructured.Unstructured) (plan.It
 	it, ev, err := r.planUnkeyed(o, live)
 	// A Secret's item carries its namespace's digest key (its record's
 	// digest made under it).
-	return it.KeyedBy(o.key, live), ev, err
+	it = it.KeyedBy(o.key, live)
+	if err == nil {
+		item := it
+		ev.Item = &item
+	}
+	return it, ev, err
 }
 
 // planUnkeyed is planObject before the item gets its digest key.
@@ -70,7 +75,7 @@ func (r *runner) planCreateSalted(o *object, saltFrom *unstructured.Unstructured
 // changed field's owners.
 func (r *runner) planPatch(o *object, live *unstructured.Unstructured) (plan.Item, Event, error) {
 	mp, warnings, err := r.threeWay(o, live)
-	ev := o.event(Event{Live: live, Plan: mp, Warnings: warnings})
+	ev := o.event(Event{Live: live, Warnings: warnings})
 	if err != nil {
 		return plan.Item{}, ev, err
 	}
@@ -185,6 +190,8 @@ func (r *runner) dryRunItem(ctx context.Context, o *object, it *plan.Item, ev *E
 		it.ChangesKnown = true
 	}
 	ev.Result = written
+	item := *it
+	ev.Item = &item
 	switch it.Action {
 	case plan.Update:
 		ev.Outcome = writeOutcome(live, written, true, hasStatus(o))

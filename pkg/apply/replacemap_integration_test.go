@@ -83,7 +83,12 @@ func TestReplaceMapDiffExplain(t *testing.T) {
 	path := writeManifest(t, w, pdbManifest(`{maxUnavailable: "25%", selector: {matchLabels: {app: web, tier: fe}}}`))
 	ev := serverDryRun(t, w, path)[0]
 	wantField(t, ev.Result, map[string]any{"app": "web", "tier": "fe"}, "spec", "selector", "matchLabels")
-	c, err := diff.Compare(diff.Object{Ref: apply.ObjectRef(ev.Object), Live: ev.Live.Object, After: ev.Result.Object, Changes: ev.Plan.Changes}, diff.Options{Explain: true})
+	obj, err := diff.FromItem(*ev.Item, ev.Live.Object)
+	if err != nil {
+		t.Fatalf("showing the item: %v", err)
+	}
+	obj.Ref, obj.After, obj.Owners = apply.ObjectRef(ev.Object), ev.Result.Object, nil
+	c, err := diff.Compare(obj, diff.Options{Explain: true})
 	if err != nil {
 		t.Fatalf("comparing: %v", err)
 	}

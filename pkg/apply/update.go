@@ -43,7 +43,7 @@ func writeOutcome(live, written *unstructured.Unstructured, dryRun, withStatus b
 }
 
 // threeWay runs the engine on (last-applied, file with its new record, live).
-func (r *runner) threeWay(o *object, live *unstructured.Unstructured) (*merge.Plan, []string, error) {
+func (r *runner) threeWay(o *object, live *unstructured.Unstructured) (*merge.Result, []string, error) {
 	var warnings []string
 	// The record is attached first: when live's is the same, it need not
 	// be decoded (see lastapplied.Attached.LastApplied). The file with its

@@ -16,6 +16,10 @@ type Comparison struct {
 	Live, After string
 	// Fields counts the leaf fields that differ.
 	Fields int
+	// Changed are the paths of those fields in the sides as shown (noise
+	// hidden, Secret values masked: a mask says only whether a value
+	// changed); lists of equal length by position.
+	Changed []fieldpath.Path
 	// Identity names the object in the CI reports (markdown, HTML).
 	Identity Identity
 	// secret is set for a Secret, whose values explain masks.
@@ -41,7 +45,8 @@ func Compare(obj Object, opts Options) (Comparison, error) {
 	if !opts.ShowSecrets && secret {
 		live, after = maskSecret(live, after)
 	}
-	c := Comparison{Object: obj, Fields: countDiff(live, after), secret: secret, Identity: identityOf(obj.After, obj.Live)}
+	changed := fieldpath.CompareObjects(live, after, fieldpath.CompareOptions{Depth: fieldpath.ByPosition}).Paths()
+	c := Comparison{Object: obj, Fields: len(changed), Changed: changed, secret: secret, Identity: identityOf(obj.After, obj.Live)}
 	c.Outcome = outcome(live, after, obj.After == nil)
 	c.Object.Live, c.Object.After = nil, nil
 	// An unchanged object prints nothing: its sides are rendered only for
@@ -72,42 +77,4 @@ func outcome(live, after map[string]any, deleted bool) Outcome {
 		return Unchanged
 	}
 	return Changed
-}
-
-// countDiff counts differing leaves: maps field by field, lists of equal
-// length element by element, anything else whole.
-func countDiff(a, b any) int {
-	am, aok := a.(map[string]any)
-	bm, bok := b.(map[string]any)
-	if aok && bok {
-		n := 0
-		for k := range union(am, bm) {
-			n += countDiff(am[k], bm[k])
-		}
-		return n
-	}
-	al, aok := a.([]any)
-	bl, bok := b.([]any)
-	if aok && bok && len(al) == len(bl) {
-		n := 0
-		for i := range al {
-			n += countDiff(al[i], bl[i])
-		}
-		return n
-	}
-	if fieldpath.Equal(a, b) {
-		return 0
-	}
-	return 1
-}
-
-func union(a, b map[string]any) map[string]bool {
-	keys := make(map[string]bool, len(a)+len(b))
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
-	return keys
 }

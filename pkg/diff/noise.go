@@ -1,14 +1,14 @@
 package diff
 
+import "github.com/kapply/kapply/pkg/fieldpath"
+
 // Annotations hidden by default: the last-applied records, kubectl's and
 // kapply's compact one.
-var hiddenAnnotations = []string{
-	"kubectl.kubernetes.io/last-applied-configuration",
-	"kapply.dev/last-applied-compact",
-}
+var hiddenAnnotations = fieldpath.RecordAnnotations
 
-// hiddenMetadata are metadata fields every write changes.
-var hiddenMetadata = []string{"managedFields", "resourceVersion", "generation"}
+// hiddenMetadata are metadata fields every write changes. Those set at
+// creation (uid, creationTimestamp) are shown, as kubectl diff shows them.
+var hiddenMetadata = fieldpath.ServerMetadata(fieldpath.EveryWrite)
 
 // hideNoise returns obj without the fields every write changes, unless
 // opts.ShowManaged. obj is not modified; nil stays nil.

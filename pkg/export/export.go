@@ -2,24 +2,22 @@ package export
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/kapply/kapply/pkg/fieldpath"
-	"github.com/kapply/kapply/pkg/lastapplied"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // serverMetadata is what the API server sets in metadata; a config file
 // never declares it.
-var serverMetadata = []string{
-	"uid", "resourceVersion", "managedFields", "creationTimestamp", "generation",
-	"selfLink", "deletionTimestamp", "deletionGracePeriodSeconds",
-}
+var serverMetadata = fieldpath.ServerMetadata(fieldpath.EveryWrite | fieldpath.OnCreate | fieldpath.OnDelete)
 
-// serverAnnotations are annotations the server or kubectl writes.
-var serverAnnotations = []string{lastapplied.Annotation, lastapplied.CompactAnnotation, "deployment.kubernetes.io/revision"}
+// serverAnnotations are annotations the server or kubectl writes: the
+// last-applied records and the Deployment controller's revision.
+var serverAnnotations = append(slices.Clone(fieldpath.RecordAnnotations), "deployment.kubernetes.io/revision")
 
 // Export returns live as a clean configuration file: no status, no metadata
 // the server sets, no last-applied record, no nulls, and the server defaults

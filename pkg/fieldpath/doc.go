@@ -5,4 +5,7 @@
 // one printer, one parser, so what one command prints another accepts.
 // Equal is deep equality of decoded JSON that compares integers exactly
 // (float64 loses them past 2^53) and numbers of any Go type by value.
+// CompareObjects is the one comparison of two objects (plan changes,
+// ignore classes, diff counts and events), and ServerMetadata the one
+// list of the metadata fields the server writes.
 package fieldpath

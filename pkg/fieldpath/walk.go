@@ -3,8 +3,9 @@ package fieldpath
 import "slices"
 
 // UnionKeys returns the keys of both maps, sorted: the fields two objects
-// are compared on, in an order that does not depend on map iteration.
-func UnionKeys(a, b map[string]any) []string {
+// are compared on (or the members of two sets of objects), in an order
+// that does not depend on map iteration.
+func UnionKeys[V any](a, b map[string]V) []string {
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
 		keys = append(keys, k)

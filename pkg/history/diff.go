@@ -2,11 +2,12 @@ package history
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kapply/kapply/pkg/fieldpath"
 )
 
 // Diff renders what went from before's configurations to after's: a
@@ -14,18 +15,8 @@ import (
 // Secret values are not in either (Scrub). An empty result: no change.
 func Diff(before, after []map[string]any, fromName, toName string) (string, error) {
 	old, cur := indexByID(before), indexByID(after)
-	ids := make([]string, 0, len(old)+len(cur))
-	for id := range old {
-		ids = append(ids, id)
-	}
-	for id := range cur {
-		if _, ok := old[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
 	var out strings.Builder
-	for _, id := range ids {
+	for _, id := range fieldpath.UnionKeys(old, cur) {
 		a, err := yamlOf(old[id])
 		if err != nil {
 			return "", fmt.Errorf("rendering %s: %w", id, err)

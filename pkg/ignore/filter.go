@@ -125,10 +125,10 @@ func (rs *Rules) Respect(id plan.ID, managed Managed, file, live map[string]any)
 // and fill the record, so that every apply writes again.
 func keepServerFieldsOut(out, file map[string]any) {
 	var paths []fieldpath.Path
-	for _, f := range noiseMetadata {
+	for _, f := range fieldpath.ServerMetadata(fieldpath.EveryWrite | fieldpath.OnCreate) {
 		paths = append(paths, fieldpath.Fields("metadata", f))
 	}
-	for _, a := range recordAnnotations {
+	for _, a := range fieldpath.RecordAnnotations {
 		paths = append(paths, fieldpath.Fields("metadata", "annotations", a))
 	}
 	for _, p := range paths {

@@ -27,7 +27,7 @@ func samePositions(p fieldpath.Path, live, file map[string]any) error {
 		if !e.IsIndex() || e.Index < 0 || e.Index >= len(ll) || e.Index >= len(fl) {
 			return nil
 		}
-		if key := listKey(ll, fl); key != "" {
+		if key := fieldpath.ListKey(ll, fl); key != "" {
 			lk := fieldpath.ScalarText(ll[e.Index].(map[string]any)[key])
 			fk := fieldpath.ScalarText(fl[e.Index].(map[string]any)[key])
 			if lk != fk {

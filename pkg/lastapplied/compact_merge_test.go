@@ -82,7 +82,7 @@ func withOtherWriter(live *unstructured.Unstructured) *unstructured.Unstructured
 	return out
 }
 
-func plan(t *testing.T, last map[string]any, file, live *unstructured.Unstructured) *merge.Plan {
+func plan(t *testing.T, last map[string]any, file, live *unstructured.Unstructured) *merge.Result {
 	t.Helper()
 	withRecord, _, err := attachKeyed(file)
 	if err != nil {

@@ -75,7 +75,7 @@ spec: {containers: [{name: c, ports: [{containerPort: 53, protocol: UDP, hostPor
 	}
 }
 
-func assertGuardedReplace(t *testing.T, plan *Plan) {
+func assertGuardedReplace(t *testing.T, plan *Result) {
 	t.Helper()
 	if plan.Patch.Type != types.StrategicMergePatchType {
 		t.Errorf("patch type %s", plan.Patch.Type)
@@ -92,7 +92,7 @@ func assertGuardedReplace(t *testing.T, plan *Plan) {
 	}
 }
 
-func assertWarningAt(t *testing.T, plan *Plan, path string) {
+func assertWarningAt(t *testing.T, plan *Result, path string) {
 	t.Helper()
 	for _, w := range plan.Warnings {
 		if w.Path.String() == path {

@@ -24,7 +24,7 @@ type SameFunc func(path fieldpath.Path, recorded, live any) bool
 // against the file's new elements) the values are compared. Without a
 // record (lastApplied nil) every live field the plan changes counts as
 // changed by someone else, as in kubectl.
-func (p *Plan) Conflicts(kind *schema.Kind, lastApplied, file, live map[string]any, same SameFunc) []fieldpath.Path {
+func (p *Result) Conflicts(kind *schema.Kind, lastApplied, file, live map[string]any, same SameFunc) []fieldpath.Path {
 	if same == nil {
 		same = func(_ fieldpath.Path, recorded, live any) bool { return fieldpath.Equal(recorded, live) }
 	}
@@ -32,7 +32,7 @@ func (p *Plan) Conflicts(kind *schema.Kind, lastApplied, file, live map[string]a
 	var out []fieldpath.Path
 	for _, ch := range p.Changes {
 		path, ok := patchedPath(ch, root, file)
-		if !ok || slices.ContainsFunc(out, func(q fieldpath.Path) bool { return q.String() == path.String() }) {
+		if !ok || slices.ContainsFunc(out, path.Equals) {
 			continue
 		}
 		recorded, lErr := path.Lookup(lastApplied)

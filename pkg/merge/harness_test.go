@@ -199,7 +199,7 @@ func mark(here bool) string {
 
 // checkAgainstOracle runs both differential checks: (a) kubectl's result
 // equals our merged object; (b) our patch applied to live gives it too.
-func checkAgainstOracle(t testing.TB, b *builtin, l, f, c map[string]any) *Plan {
+func checkAgainstOracle(t testing.TB, b *builtin, l, f, c map[string]any) *Result {
 	t.Helper()
 	return checkAgainstOracleOn(t, b, l, f, c)
 }
@@ -225,7 +225,7 @@ func (r *recorder) Errorf(format string, args ...any) {
 	r.log += fmt.Sprintf(format, args...) + "\n"
 }
 
-func checkAgainstOracleOn(t reporter, b *builtin, l, f, c map[string]any) *Plan {
+func checkAgainstOracleOn(t reporter, b *builtin, l, f, c map[string]any) *Result {
 	t.Helper()
 	plan, _ := checkStrategic(t, b, l, f, c)
 	return plan
@@ -243,7 +243,7 @@ const (
 // checkStrategic runs both checks for a kind patched with a strategic merge
 // patch. Where kubectl fails because the Go types cannot describe a map of
 // objects or lists, (a) compares with the lenient oracle instead.
-func checkStrategic(t reporter, b *builtin, l, f, c map[string]any) (*Plan, difference) {
+func checkStrategic(t reporter, b *builtin, l, f, c map[string]any) (*Result, difference) {
 	t.Helper()
 	plan, err := ThreeWay(l, f, c, b.kind)
 	if err != nil {
@@ -274,7 +274,7 @@ func isLookupFailure(err error) bool {
 }
 
 // checkOwnPatch is check (b) alone, for the intended differences.
-func checkOwnPatch(t reporter, b *builtin, c map[string]any, plan *Plan) {
+func checkOwnPatch(t reporter, b *builtin, c map[string]any, plan *Result) {
 	t.Helper()
 	cj, err := json.Marshal(c)
 	if err != nil {
@@ -321,7 +321,7 @@ func withoutGuard(applied, merged map[string]any) map[string]any {
 }
 
 // checkKind runs the differential checks of the kind's patch type.
-func checkKind(t reporter, b *builtin, l, f, c map[string]any) (*Plan, difference) {
+func checkKind(t reporter, b *builtin, l, f, c map[string]any) (*Result, difference) {
 	t.Helper()
 	if b.meta == nil {
 		return checkMergePatchKind(t, b, l, f, c)
@@ -334,7 +334,7 @@ func checkKind(t reporter, b *builtin, l, f, c map[string]any) (*Plan, differenc
 // our merged object; (a) kubectl's result equals ours, unless file and live
 // both hold a list that the schema merges by key or as a set, which kubectl
 // replaces whole (an intended difference, see TestCustomResourceMerge).
-func checkMergePatchKind(t reporter, b *builtin, l, f, c map[string]any) (*Plan, difference) {
+func checkMergePatchKind(t reporter, b *builtin, l, f, c map[string]any) (*Result, difference) {
 	t.Helper()
 	plan, err := ThreeWay(l, f, c, b.kind)
 	if err != nil {

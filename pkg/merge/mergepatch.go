@@ -7,7 +7,7 @@ import (
 
 // mergePatch returns the JSON merge patch (RFC 7386) that turns live into
 // merged, whether it carries a set or keyed list, and the paths it replaces
-// whole (see Plan.Whole). A merge patch replaces lists whole, so such a list
+// whole (see Result.Whole). A merge patch replaces lists whole, so such a list
 // holds live elements as they were read and must be guarded by
 // resourceVersion; atomic lists belong to the file alone and need no guard.
 func mergePatch(live, merged map[string]any, root *schema.Node) (map[string]any, bool, []fieldpath.Path) {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -12,9 +11,10 @@ import (
 	"github.com/kapply/kapply/pkg/schema"
 )
 
-// Plan is the outcome of a three-way merge: what the live object becomes,
-// the patch that gets it there, and why each field changes.
-type Plan struct {
+// Result is the outcome of a three-way merge: what the live object
+// becomes, the patch that gets it there, and why each field changes.
+// (A plan is plan.Plan, whose items are built from results.)
+type Result struct {
 	// Merged is what the live object becomes. It shares no memory with the
 	// inputs.
 	Merged map[string]any
@@ -22,7 +22,7 @@ type Plan struct {
 	Patch Patch
 	// Changes lists every leaf that differs between live and Merged, plus
 	// the live-only subtrees that survive (KeptUnmanaged), in a stable order.
-	// It is nil when the plan is empty: nothing differs, and listing what
+	// It is nil when the result is empty: nothing differs, and listing what
 	// is kept of every unchanged object was a third of planning a no-op.
 	Changes []Change
 	// Warnings are situations the user should know about, such as lists
@@ -46,7 +46,7 @@ type Patch struct {
 }
 
 // Empty reports whether nothing changes: the caller sends no request.
-func (p *Plan) Empty() bool { return p.empty }
+func (p *Result) Empty() bool { return p.empty }
 
 // Warning is a remark about one field.
 type Warning struct {
@@ -60,14 +60,14 @@ func (w Warning) String() string { return fmt.Sprintf("%s: %s", w.Path, w.Messag
 // ThreeWay merges file into live, deleting what lastApplied (nil when
 // absent) had and file no longer has, under the schema of the object's kind
 // (nil or a nil Root: everything unknown). It never modifies its inputs.
-func ThreeWay(lastApplied, file, live map[string]any, kind *schema.Kind) (*Plan, error) {
+func ThreeWay(lastApplied, file, live map[string]any, kind *schema.Kind) (*Result, error) {
 	root, strategic := kindRoot(kind)
 	m := &merger{strategic: strategic}
 	merged, err := m.mergeObject(nil, lastApplied, orEmpty(file), live, root)
 	if err != nil {
 		return nil, fmt.Errorf("merging the file into the live object: %w", err)
 	}
-	plan := &Plan{Merged: merged, Warnings: m.warnings}
+	plan := &Result{Merged: merged, Warnings: m.warnings}
 	if err := plan.setPatch(live, root, strategic); err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func orEmpty(m map[string]any) map[string]any {
 
 // setPatch builds the patch for the kind's patch type, guards it with the
 // live resourceVersion when it replaces a list whole, and encodes it.
-func (p *Plan) setPatch(live map[string]any, root *schema.Node, strategic bool) error {
+func (p *Result) setPatch(live map[string]any, root *schema.Node, strategic bool) error {
 	var body map[string]any
 	var guard bool
 	var whole []fieldpath.Path
@@ -125,7 +125,7 @@ func (p *Plan) setPatch(live map[string]any, root *schema.Node, strategic bool) 
 // A resourceVersion the file sets itself is already such a precondition and
 // stays; a null (last-applied had one, the file dropped it) gives way to the
 // live one, since the server assigns a new one on every write anyway.
-func (p *Plan) guardWithResourceVersion(body, live map[string]any) {
+func (p *Result) guardWithResourceVersion(body, live map[string]any) {
 	rv, hasRV := asMap(live["metadata"])["resourceVersion"].(string)
 	md, present := body["metadata"]
 	mdMap, isMap := md.(map[string]any)
@@ -143,9 +143,9 @@ func (p *Plan) guardWithResourceVersion(body, live map[string]any) {
 	}
 }
 
-// sortedPaths orders paths by their text, so that a plan made twice from
+// sortedPaths orders paths (Path.Compare), so that a plan made twice from
 // the same objects is the same (the patch builders walk maps).
 func sortedPaths(paths []fieldpath.Path) []fieldpath.Path {
-	slices.SortFunc(paths, func(a, b fieldpath.Path) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(paths, fieldpath.Path.Compare)
 	return paths
 }

@@ -17,7 +17,7 @@ const (
 
 // strategicPatch returns the strategic merge patch that turns live into
 // merged, whether it replaces a list whole (then it must be guarded by
-// resourceVersion), and the paths it replaces whole (see Plan.Whole). It is
+// resourceVersion), and the paths it replaces whole (see Result.Whole). It is
 // the difference between the two objects, not a replay of kubectl's
 // algorithm, so it carries only what changes.
 func strategicPatch(live, merged map[string]any, root *schema.Node) (map[string]any, bool, []fieldpath.Path) {

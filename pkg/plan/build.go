@@ -40,7 +40,7 @@ func IDOf(obj *unstructured.Unstructured) ID {
 // FromMerge is the item of an object that exists: a patch with mp's body
 // against live, or Unchanged when mp is empty. file is the object as the
 // run sends it (its record attached); owners may be nil.
-func FromMerge(file, live *unstructured.Unstructured, src Source, mp *merge.Plan, owners Owners) Item {
+func FromMerge(file, live *unstructured.Unstructured, src Source, mp *merge.Result, owners Owners) Item {
 	it := existing(Update, file, live, src)
 	if mp.Empty() {
 		it.Action = Unchanged

@@ -120,7 +120,7 @@ type Item struct {
 	// file's values the plan did not take (WithKeptSecretValues).
 	KeptLive []fieldpath.Path
 	// Replaced are the lists and maps a patch item's patch replaces whole
-	// rather than merges into (merge.Plan.Whole), each with the live value
+	// rather than merges into (merge.Result.Whole), each with the live value
 	// the plan was made against, except where a change already names that
 	// value whole. The patch would drop what another writer added there
 	// since (an element of a custom resource's keyed list, a field of a

@@ -116,7 +116,7 @@ func (it Item) changedFields(live *unstructured.Unstructured) []fieldpath.Path {
 // checkedByVerify: a change Verify compares with live. A field kept as
 // live has it is not written; the record is compared by its digest.
 func checkedByVerify(c Change) bool {
-	return c.Reason != KeptUnmanaged && c.Path.String() != recordPath.String()
+	return c.Reason != KeptUnmanaged && !c.Path.Equals(recordPath)
 }
 
 // movedReplacedValues are the values a patch item's patch replaces whole

@@ -141,7 +141,7 @@ func onWire(it Item) Item {
 	if it.Changes != nil {
 		changes := make([]Change, 0, len(it.Changes))
 		for _, c := range it.Changes {
-			if c.Reason != KeptUnmanaged && c.Path.String() != recordPath.String() {
+			if c.Reason != KeptUnmanaged && !c.Path.Equals(recordPath) {
 				changes = append(changes, c)
 			}
 		}
@@ -165,7 +165,7 @@ func onWire(it Item) Item {
 
 // serverMetadata are the metadata fields the server sets that no reader
 // of a saved plan needs.
-var serverMetadata = []string{"managedFields", "creationTimestamp", "generation", "uid", "resourceVersion"}
+var serverMetadata = fieldpath.ServerMetadata(fieldpath.EveryWrite | fieldpath.OnCreate)
 
 // withoutServerMetadata is obj without serverMetadata; obj is not
 // modified (only its top and metadata maps are copied).
