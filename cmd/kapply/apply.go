@@ -129,16 +129,11 @@ reason, and the exit code is 1.`,
 				dropKubercDefaults(cmd, planFixedFlags...)
 			}
 			peekPlan()
-			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
-				if opts.review.on() {
-					return runReviewed(cmd, getter, streams, opts)
-				}
-				return runApply(cmd, getter, streams, opts)
-			})
+			return contexts.run(cmd, getter, streams, opts.fleetCommand())
 		},
 	}
 	contexts.add(cmd)
-	peekPlan = contexts.reviewAcross(cmd, getter, streams, &opts)
+	peekPlan = contexts.reviewAcross(getter, streams, &opts, opts.fleetCommand)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "apply", ", a URL read within --request-timeout", selectorExample)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("name recorded in managedFields for the writes (default %q, or %q with --server-side, as kubectl)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
@@ -171,7 +166,28 @@ reason, and the exit code is 1.`,
 	return cmd
 }
 
-func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) (err error) {
+// fleetCommand is apply in one cluster of a run over several contexts.
+func (opts *applyOptions) fleetCommand() fleetCommand {
+	return fleetCommand{name: "apply", jsonLines: opts.output == eventsOutput, waits: opts.wait, applier: opts.applierConfig,
+		run: func(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, run clusterRun) error {
+			if opts.review.on() {
+				return runReviewed(ctx, getter, streams, *opts, run)
+			}
+			return runApply(ctx, getter, streams, *opts, run)
+		}}
+}
+
+// applierConfig is how apply's Applier is built: a saved plan's run
+// takes no merge keys (the plan was made with them).
+func (opts *applyOptions) applierConfig() (applierConfig, error) {
+	if opts.review.planFile != "" {
+		return applierConfig{parallel: opts.parallel}, nil
+	}
+	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
+	return applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel}, err
+}
+
+func runApply(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions, run clusterRun) (err error) {
 	keepRunningOnClosedOutput()
 	runOpts, printer, err := opts.toRun(getter)
 	if err != nil {
@@ -200,7 +216,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	if err := opts.ignore.forApply(&runOpts); err != nil {
 		return err
 	}
-	applier, events, err := runApplyOn(cmd.Context(), getter, streams.In, opts, runOpts)
+	applier, events, err := runApplyOn(ctx, getter, streams.In, opts, runOpts, run)
 	printed := lines.close()
 	bar.finish()
 	if errors.Is(err, apply.ErrNoObjects) && opts.prune.enabled {
@@ -211,7 +227,7 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 	}
 	failed := printer.printRest(streams, events, printed)
 	if opts.wait && runOpts.DryRun == kcluster.NoDryRun {
-		if err := waitReady(cmd.Context(), applier, streams, events, opts.waitTimeout(), runOpts.Waves.Health, printer); err != nil {
+		if err := waitReady(ctx, applier, streams, events, opts.waitTimeout(), runOpts.Waves.Health, printer); err != nil {
 			return err
 		}
 	}
@@ -223,18 +239,18 @@ func runApply(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams
 
 // runApplyOn loads the files ("-" from stdin) and applies them with runOpts;
 // the applier is for the wait that may follow.
-func runApplyOn(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions, runOpts apply.Options) (*apply.Applier, []apply.Event, error) {
+func runApplyOn(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions, runOpts apply.Options, run clusterRun) (*apply.Applier, []apply.Event, error) {
 	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
 	if err != nil {
 		return nil, nil, err
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel})
+	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel}.withApplier(run))
 	if err != nil {
 		return nil, nil, err
 	}
 	events, err := applier.Apply(ctx, in, runOpts)
-	tallyForFleet(ctx, events)
+	run.report.addEvents(events)
 	return applier, events, err
 }
 

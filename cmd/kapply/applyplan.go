@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -82,9 +81,8 @@ const applySetPartOfLabel = "applyset.kubernetes.io/part-of"
 // runReviewed is apply with --plan or --confirm: the plan is read (or
 // made), shown and confirmed when asked, then executed as it is — never
 // planned again in between.
-func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions) (err error) {
+func runReviewed(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions, run clusterRun) (err error) {
 	keepRunningOnClosedOutput()
-	ctx := cmd.Context()
 	if err := opts.review.check(opts); err != nil {
 		return runFailed(err)
 	}
@@ -107,18 +105,16 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 	defer printer.startEvents(streams.Out, "apply", runOpts.DryRun).finishInto(&err) // -o events
 	var applier *apply.Applier
 	var in apply.Input
-	given, fromFleet, err := givenFleetPlan(ctx, getter)
-	p := given
+	p, fromFleet := run.given, run.given != nil
 	switch {
-	case err != nil:
 	case fromFleet:
 		// Over several contexts, the plans were read (or made, shown and
 		// confirmed) once for all before the clusters started.
-		applier, in, err = connectForPlan(ctx, getter, streams.In, opts, p)
+		applier, in, err = connectForPlan(ctx, getter, streams.In, opts, p, run)
 	case opts.review.planFile != "":
-		applier, in, p, err = loadPlan(ctx, getter, streams.In, opts)
+		applier, in, p, err = loadPlan(ctx, getter, streams.In, opts, run)
 	default:
-		applier, in, p, err = planFiles(ctx, getter, streams.In, opts)
+		applier, in, p, err = planFiles(ctx, getter, streams.In, opts, run)
 	}
 	if err != nil {
 		return runFailed(err)
@@ -136,14 +132,14 @@ func runReviewed(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stre
 			}
 		}
 	}
-	return executePlan(ctx, streams, opts, runOpts, printer, applier, in, p)
+	return executePlan(ctx, streams, opts, runOpts, printer, applier, in, p, run)
 }
 
 // loadPlan reads the plan file and the files given with it (for Secret
 // values), and connects.
 // A PlanList (kapply plan --contexts) gives the plan of the context the
 // run talks through (--context).
-func loadPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions) (*apply.Applier, apply.Input, *plan.Plan, error) {
+func loadPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions, run clusterRun) (*apply.Applier, apply.Input, *plan.Plan, error) {
 	p, set, err := readPlanDocument(opts.review.planFile)
 	if err != nil {
 		return nil, apply.Input{}, nil, err
@@ -156,13 +152,13 @@ func loadPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin 
 				opts.review.planFile, strings.Join(set.Contexts(), ", "), name)
 		}
 	}
-	applier, in, err := connectForPlan(ctx, getter, stdin, opts, p)
+	applier, in, err := connectForPlan(ctx, getter, stdin, opts, p, run)
 	return applier, in, p, err
 }
 
 // connectForPlan reads the files given with a plan (for Secret values)
 // and connects.
-func connectForPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions, p *plan.Plan) (*apply.Applier, apply.Input, error) {
+func connectForPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions, p *plan.Plan, run clusterRun) (*apply.Applier, apply.Input, error) {
 	if err := sameSettings(opts, p.Settings); err != nil {
 		return nil, apply.Input{}, fmt.Errorf("%s: %w", opts.review.planFile, err)
 	}
@@ -189,7 +185,7 @@ func connectForPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, 
 		return nil, apply.Input{}, fmt.Errorf("%s: give the files the plan was made from with -f (or -k): apply --plan writes only what they give", opts.review.planFile)
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{parallel: opts.parallel})
+	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{parallel: opts.parallel}.withApplier(run))
 	if err == nil && len(in.Errors) > 0 {
 		err = errors.Join(in.Errors...)
 	}
@@ -200,7 +196,7 @@ func connectForPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, 
 // an object refused as changed since the plan is followed by a diff of
 // what changed.
 func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts applyOptions,
-	runOpts apply.Options, printer *eventPrinter, applier *apply.Applier, in apply.Input, p *plan.Plan) error {
+	runOpts apply.Options, printer *eventPrinter, applier *apply.Applier, in apply.Input, p *plan.Plan, run clusterRun) error {
 	for _, it := range p.Items {
 		printer.serverSide = printer.serverSide || it.Action == plan.Apply
 	}
@@ -224,7 +220,7 @@ func executePlan(ctx context.Context, streams genericiooptions.IOStreams, opts a
 	if err != nil && events == nil {
 		return runFailed(err)
 	}
-	tallyForFleet(ctx, events)
+	run.report.addEvents(events)
 	failed := printer.printRest(streams, events, printed)
 	printChangedSince(streams.ErrOut, p, events)
 	if err != nil {

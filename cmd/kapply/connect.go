@@ -25,7 +25,6 @@ func loadAndConnect(ctx context.Context, getter *genericclioptions.ConfigFlags, 
 	if ctx.Err() != nil && len(errs) > 0 {
 		return nil, apply.Input{}, errors.Join(errs...)
 	}
-	cfg.sharedSchemas = sharedSchemas(ctx)
 	applier, err := newApplier(getter, cfg)
 	return applier, inputOf(objects, errs), err
 }
@@ -46,10 +45,22 @@ type applierConfig struct {
 	// sharedSchemas are the OpenAPI documents of a run over several
 	// contexts, parsed once for all (nil in one context).
 	sharedSchemas *schema.SharedDocuments
+	// connected is the Applier a run over several contexts built for the
+	// cluster (pkg/fleet's Connect): used as it is; nil in one context.
+	connected *apply.Applier
+}
+
+// withApplier is cfg with the Applier run was given, if any.
+func (cfg applierConfig) withApplier(run clusterRun) applierConfig {
+	cfg.connected = run.applier
+	return cfg
 }
 
 // newApplier builds an Applier from the kubeconfig flags.
 func newApplier(getter genericclioptions.RESTClientGetter, cfg applierConfig) (*apply.Applier, error) {
+	if cfg.connected != nil {
+		return cfg.connected, nil
+	}
 	restConfig, err := getter.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading cluster configuration: %w", err)

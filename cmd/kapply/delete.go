@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -56,9 +57,11 @@ them: TYPE NAME..., TYPE/NAME..., or TYPE with -l SELECTOR, in the namespace of
   # Results as JSON lines (docs/events.md)
   kapply delete -f manifests/ -R --wait -o events`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
-				return runDelete(cmd, getter, streams, args, opts)
-			})
+			return contexts.run(cmd, getter, streams, fleetCommand{name: "delete", jsonLines: opts.output == eventsOutput,
+				applier: func() (applierConfig, error) { return applierConfig{parallel: opts.parallel}, nil },
+				run: func(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, run clusterRun) error {
+					return runDelete(ctx, getter, streams, args, opts, run)
+				}})
 		},
 	}
 	contexts.add(cmd)
@@ -74,7 +77,7 @@ them: TYPE NAME..., TYPE/NAME..., or TYPE with -l SELECTOR, in the namespace of
 	return cmd
 }
 
-func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts deleteOptions) (err error) {
+func runDelete(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts deleteOptions, run clusterRun) (err error) {
 	keepRunningOnClosedOutput()
 	runOpts, err := opts.toRun(getter, args)
 	if err != nil {
@@ -85,15 +88,15 @@ func runDelete(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, stream
 		return runFailed(err)
 	}
 	defer printer.startEvents(streams.Out, "delete", runOpts.DryRun).finishInto(&err)
-	applier, in, err := opts.connect(cmd.Context(), getter, streams.In, args)
+	applier, in, err := opts.connect(ctx, getter, streams.In, args, run)
 	if nothingToDelete(streams.Out, err, printer) {
 		return nil
 	}
 	if err != nil {
 		return runFailed(err)
 	}
-	events, err := applier.Delete(cmd.Context(), in, runOpts)
-	tallyForFleet(cmd.Context(), events)
+	events, err := applier.Delete(ctx, in, runOpts)
+	run.report.addEvents(events)
 	if err != nil {
 		return runFailed(err)
 	}

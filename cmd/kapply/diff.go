@@ -107,13 +107,14 @@ objects were diffed and others failed).`,
   kapply diff -f manifests/ -R -o events | jq -c 'select(.differs) | [.object.name, .changedPaths]'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
-				return runDiff(cmd.Context(), getter, streams, opts)
-			})
+			return contexts.run(cmd, getter, streams, fleetCommand{name: "diff", finding: true, jsonLines: opts.output.format == eventsOutput, applier: opts.applierConfig,
+				run: func(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, run clusterRun) error {
+					return runDiff(ctx, getter, streams, opts, run)
+				}})
 		},
 	}
 	contexts.add(cmd)
-	contexts.collectPlans(cmd, &opts.savePlan, streams, false)
+	contexts.collectPlans(&opts.savePlan, streams, false, true)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "diff", "", selectorExample)
 	flags.StringVar(&opts.fieldManager, "field-manager", "", fmt.Sprintf("field manager of the dry-run writes, as apply would use it (default %q, or %q with --server-side)", apply.ClientSideFieldManager, apply.ServerSideFieldManager))
@@ -141,7 +142,7 @@ objects were diffed and others failed).`,
 	return cmd
 }
 
-func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts diffOptions) (err error) {
+func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts diffOptions, run clusterRun) (err error) {
 	runOpts, printer, err := opts.toRun(getter, streams.Out)
 	if err != nil {
 		return withCode(exitError, err)
@@ -158,7 +159,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitError, err)
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(ctx, getter, streams.In, files, opts.selector, applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel})
+	applier, in, err := loadAndConnect(ctx, getter, streams.In, files, opts.selector, applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel}.withApplier(run))
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -197,7 +198,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := savePlan(ctx, getter, opts.savePlan, p); err != nil {
+	if err := savePlan(run, getter, opts.savePlan, p); err != nil {
 		return withCode(exitError, err)
 	}
 	return diffExit(len(failed), total, differ)
@@ -301,4 +302,10 @@ func diffExit(failed, total int, differ bool) error {
 		return withCode(exitDifferences, nil)
 	}
 	return nil
+}
+
+// applierConfig is how diff's Applier is built: merge keys, --parallel.
+func (opts *diffOptions) applierConfig() (applierConfig, error) {
+	mergeKeys, err := parseMergeKeys(opts.mergeKeys, opts.mergeKeyFile)
+	return applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel}, err
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -18,7 +17,7 @@ func addSavePlanFlag(flags *pflag.FlagSet, path *string) {
 // savePlan writes p, the plan diff rendered, to path ("" writes nothing)
 // with the names the kubeconfig gives its cluster, as kapply plan does
 // (writePlan: no half plan is ever left to be applied).
-func savePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, path string, p *plan.Plan) error {
+func savePlan(run clusterRun, getter *genericclioptions.ConfigFlags, path string, p *plan.Plan) error {
 	switch {
 	case path == "":
 		return nil
@@ -27,7 +26,7 @@ func savePlan(ctx context.Context, getter *genericclioptions.ConfigFlags, path s
 	case p == nil:
 		p = &plan.Plan{}
 	}
-	if keepFleetPlan(ctx, getter, p) {
+	if keepFleetPlan(run, getter, p) {
 		return nil // over several contexts, the plans are written together at the end
 	}
 	p.Cluster.Context, p.Cluster.User = runNames(getter)

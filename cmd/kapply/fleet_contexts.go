@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -23,40 +24,9 @@ func (f *fleetFlags) clusters(getter *genericclioptions.ConfigFlags) ([]fleet.Cl
 	if err != nil {
 		return nil, fmt.Errorf("reading the kubeconfig's contexts: %w", err)
 	}
-	var candidates []fleet.Cluster
-	if f.clustersFile != "" {
-		if candidates, err = fleet.ReadClustersFile(f.clustersFile); err != nil {
-			return nil, err
-		}
-		for _, c := range candidates {
-			if _, ok := raw.Contexts[c.Context]; !ok {
-				return nil, fmt.Errorf("clusters file %s: context %q is not in the kubeconfig", f.clustersFile, c.Context)
-			}
-		}
-	} else if len(f.planned) > 0 {
-		for _, name := range f.planned {
-			if _, ok := raw.Contexts[name]; !ok {
-				return nil, fmt.Errorf("the plan file has a plan for context %q, which is not in the kubeconfig", name)
-			}
-			candidates = append(candidates, fleet.Cluster{Context: name})
-		}
-	} else {
-		for name := range raw.Contexts {
-			candidates = append(candidates, fleet.Cluster{Context: name})
-		}
-		sort.Slice(candidates, func(i, j int) bool { return candidates[i].Context < candidates[j].Context })
-	}
-	return f.narrow(candidates)
-}
-
-// narrow applies --contexts and --cluster-selector to candidates.
-func (f *fleetFlags) narrow(candidates []fleet.Cluster) ([]fleet.Cluster, error) {
-	picked := candidates
-	if len(f.contexts) > 0 {
-		var err error
-		if picked, err = fleet.Select(candidates, f.contexts); err != nil {
-			return nil, err
-		}
+	picked, err := fleet.Pick(fleet.Selection{Known: slices.Collect(maps.Keys(raw.Contexts)), ClustersFile: f.clustersFile, Planned: f.planned, Patterns: f.contexts})
+	if err != nil {
+		return nil, err
 	}
 	if f.selector != "" {
 		selector, err := labels.Parse(f.selector)

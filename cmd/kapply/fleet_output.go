@@ -29,8 +29,6 @@ type fleetOutput struct {
 	open map[string][]*prefixedLines
 	// unprinted: a cluster's last partial line could not be written.
 	unprinted bool
-	// drift holds status's object states by cluster.
-	drift crossDrift
 	// jsonLines: stdout's lines are -o events, not prefixed.
 	jsonLines bool
 	// command names the command in -o events lines.
@@ -129,34 +127,18 @@ func (o *fleetOutput) closeWriters(context string) {
 	}
 }
 
-// addStates keeps a cluster's object states (status), unless the cluster
-// was given up: what it reports late is not the run's.
-func (o *fleetOutput) addStates(context string, states []objectState) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if _, open := o.open[context]; open {
-		o.drift.add(context, states)
-	}
-}
-
 // finish prints the matrix and returns the run's exit: the worst code of
 // the clusters'.
 func (o *fleetOutput) finish(results []fleet.Result) error {
-	worst, failed := 0, 0
+	worst, failed := fleet.Worst(results)
 	if o.unprinted {
-		worst = exitFailed
-	}
-	for _, r := range results {
-		worst = max(worst, r.Code)
-		if r.ClusterFailed {
-			failed++
-		}
+		worst = max(worst, exitFailed)
 	}
 	across := o.out
 	if o.jsonLines {
 		across = o.err // stdout stays JSON lines; the comparison is for people
 	}
-	if err := o.drift.print(across); err != nil {
+	if err := printAcross(across, results); err != nil {
 		return withCode(max(worst, exitFailed), fmt.Errorf("printing the states across clusters: %w", err))
 	}
 	if err := printMatrix(o.err, results); err != nil {
@@ -278,3 +260,32 @@ func contextPrefix(context string) string { return "[" + shownContext(context) +
 // a kubeconfig's name can neither forge another context's line (a
 // newline) nor reach the terminal as an escape sequence.
 func shownContext(name string) string { return shown.Text(name) }
+
+// onceReader reads stdin once for all clusters ("-f -" in each): the first
+// cluster to read takes it whole, and every cluster reads that copy.
+type onceReader struct {
+	read func() ([]byte, error)
+	rest []byte
+	init bool
+}
+
+func newStdinShare(in io.Reader) func() io.Reader {
+	all := sync.OnceValues(func() ([]byte, error) { return io.ReadAll(in) })
+	return func() io.Reader { return &onceReader{read: all} }
+}
+
+func (r *onceReader) Read(p []byte) (int, error) {
+	if !r.init {
+		data, err := r.read()
+		if err != nil {
+			return 0, err
+		}
+		r.rest, r.init = data, true
+	}
+	if len(r.rest) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.rest)
+	r.rest = r.rest[n:]
+	return n, nil
+}

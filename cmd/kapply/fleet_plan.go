@@ -8,100 +8,26 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
-	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/fleet"
 	"github.com/kapply/kapply/pkg/plan"
 )
 
-// fleetPlans carries plans between a run over several contexts and its
-// clusters: those the clusters make (kapply plan, diff --save-plan, the
-// first pass of apply --confirm), kept until every cluster has made its
-// own, and those they execute (apply --plan of a PlanList, the second
-// pass of --confirm).
-type fleetPlans struct {
-	mu   sync.Mutex
-	made map[string]*plan.Plan
-	// given are the plans to execute, one per context.
-	given *plan.Set
-}
-
-type fleetPlansKey struct{}
-
-func withFleetPlans(ctx context.Context, fp *fleetPlans) context.Context {
-	return context.WithValue(ctx, fleetPlansKey{}, fp)
-}
-
-func fleetPlansOf(ctx context.Context) *fleetPlans {
-	fp, _ := ctx.Value(fleetPlansKey{}).(*fleetPlans)
-	return fp
-}
-
-// keepFleetPlan keeps p as its cluster's plan when ctx is one cluster's of
-// a run collecting plans, and reports whether it did: the run writes them
-// all at its end. p is named by the context and user the cluster ran
+// keepFleetPlan keeps p as its cluster's plan when run is one cluster's of
+// a run over several contexts, and reports whether it did: the run writes
+// them all at its end. p is named by the context and user the cluster ran
 // through, and counted in the matrix by what it would do.
-func keepFleetPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, p *plan.Plan) bool {
-	fp := fleetPlansOf(ctx)
-	if fp == nil || fp.made == nil {
+func keepFleetPlan(run clusterRun, getter *genericclioptions.ConfigFlags, p *plan.Plan) bool {
+	if run.report == nil {
 		return false
 	}
-	name, user := runNames(getter)
-	p.Cluster.Context, p.Cluster.User = name, user
-	fp.mu.Lock()
-	fp.made[name] = p
-	fp.mu.Unlock()
-	tallyForFleet(ctx, planEvents(p))
+	p.Cluster.Context, p.Cluster.User = runNames(getter)
+	run.report.keepPlan(p)
 	return true
-}
-
-// planEvents are the outcomes p's items would have, for the matrix.
-func planEvents(p *plan.Plan) []apply.Event {
-	outcomes := map[plan.Action]apply.Outcome{plan.Create: apply.Created, plan.Update: apply.Configured,
-		plan.Apply: apply.Configured, plan.Unchanged: apply.Unchanged, plan.Prune: apply.Pruned, plan.Delete: apply.Deleted}
-	events := make([]apply.Event, len(p.Items))
-	for i, it := range p.Items {
-		events[i].Outcome = outcomes[it.Action]
-	}
-	return events
-}
-
-// set is the plans the clusters of results made, in their order, and how
-// many clusters made none: a list missing a cluster's plan is not written
-// (applying it would leave that cluster out without a word).
-func (fp *fleetPlans) set(results []fleet.Result) (*plan.Set, int) {
-	fp.mu.Lock()
-	defer fp.mu.Unlock()
-	set, missing := &plan.Set{}, 0
-	for _, r := range results {
-		p, ok := fp.made[r.Context]
-		if r.ClusterFailed || !ok {
-			missing++
-			continue
-		}
-		set.Plans = append(set.Plans, plan.Entry{Context: r.Context, Plan: p})
-	}
-	return set, missing
-}
-
-// givenFleetPlan is the plan a run over several contexts gives the
-// cluster getter talks to (ok false outside such a run).
-func givenFleetPlan(ctx context.Context, getter *genericclioptions.ConfigFlags) (p *plan.Plan, ok bool, err error) {
-	fp := fleetPlansOf(ctx)
-	if fp == nil || fp.given == nil {
-		return nil, false, nil
-	}
-	name, _ := runNames(getter)
-	p, ok = fp.given.For(name)
-	if !ok {
-		return nil, true, fmt.Errorf("the plans hold none for context %q", name)
-	}
-	return p, true, nil
 }
 
 // collectPlans makes a run over several contexts keep the plan each
@@ -109,29 +35,24 @@ func givenFleetPlan(ctx context.Context, getter *genericclioptions.ConfigFlags) 
 // *path as one PlanList once every cluster has made its own; if one could
 // not, nothing is written. required: a run without *path is refused
 // before it starts.
-func (f *fleetFlags) collectPlans(cmd *cobra.Command, path *string, streams genericiooptions.IOStreams, required bool) {
-	var fp *fleetPlans
-	f.prepare = func(ctx context.Context, _ []fleet.Cluster) (context.Context, error) {
-		switch {
-		case *path == "" && required:
-			return ctx, runFailed(errors.New("must specify -o FILE to write the plans to (- for stdout)"))
-		case *path == "":
-			return ctx, nil
+func (f *fleetFlags) collectPlans(path *string, streams genericiooptions.IOStreams, required, finding bool) {
+	f.prepare = func(context.Context, []fleet.Cluster) (*plan.Set, error) {
+		if *path == "" && required {
+			return nil, runFailed(errors.New("must specify -o FILE to write the plans to (- for stdout)"))
 		}
-		fp = &fleetPlans{made: map[string]*plan.Plan{}}
-		return withFleetPlans(ctx, fp), nil
+		return nil, nil
 	}
 	f.conclude = func(results []fleet.Result, err error) error {
-		if fp == nil {
+		if *path == "" {
 			return err
 		}
-		set, missing := fp.set(results)
+		set, missing := fleet.PlanSet(results)
 		if missing > 0 {
 			fmt.Fprintf(streams.ErrOut, "No plan was written to %s: %d of %d cluster(s) made none; fix them and plan again\n", *path, missing, len(results))
-			return withCode(max(exitCodeOf(err), failureCode(cmd)), err)
+			return withCode(max(exitCodeOf(err), failureCode(finding)), err)
 		}
 		if werr := writePlanDocument(*path, streams.Out, func(w io.Writer) error { return plan.EncodeSet(w, set) }); werr != nil {
-			return withCode(max(exitCodeOf(err), failureCode(cmd)), werr)
+			return withCode(max(exitCodeOf(err), failureCode(finding)), werr)
 		}
 		fmt.Fprintf(streams.ErrOut, "Plans of %d context(s) saved to %s; apply them with: kapply apply --plan %s -f ...\n", len(set.Plans), *path, *path)
 		return err
@@ -177,7 +98,7 @@ func writePlanDocument(path string, stdout io.Writer, encode func(io.Writer) err
 // It returns peek, for apply to call before the run: a PlanList given
 // with no context flag names the run's contexts (and --context one of
 // them, run alone).
-func (f *fleetFlags) reviewAcross(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts *applyOptions) (peek func()) {
+func (f *fleetFlags) reviewAcross(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts *applyOptions, command func() fleetCommand) (peek func()) {
 	var read *plan.Set
 	peek = func() {
 		if opts.review.planFile == "" || f.enabled() || (getter.Context != nil && *getter.Context != "") {
@@ -193,29 +114,29 @@ func (f *fleetFlags) reviewAcross(cmd *cobra.Command, getter *genericclioptions.
 		}
 		// Otherwise one cluster's plan, or an error the run tells.
 	}
-	f.prepare = func(ctx context.Context, clusters []fleet.Cluster) (context.Context, error) {
+	f.prepare = func(ctx context.Context, clusters []fleet.Cluster) (*plan.Set, error) {
 		if !opts.review.on() {
-			return ctx, nil
+			return nil, nil
 		}
 		if err := opts.review.check(*opts); err != nil {
-			return ctx, runFailed(err) // refused once, before any cluster plans
+			return nil, runFailed(err) // refused once, before any cluster plans
 		}
 		set, err := read, error(nil)
 		switch {
 		case set == nil && opts.review.planFile != "":
 			set, err = planSetFor(opts.review.planFile, clusters, streams.ErrOut)
 		case set == nil:
-			set, err = f.planAcross(cmd, getter, streams, *opts, clusters)
+			set, err = f.planAcross(ctx, getter, streams, *opts, command(), clusters)
 		}
 		if err != nil {
-			return ctx, err
+			return nil, err
 		}
 		if opts.review.confirm {
 			if err := confirmAcross(streams, *opts, set); err != nil {
-				return ctx, err
+				return nil, err
 			}
 		}
-		return withFleetPlans(ctx, &fleetPlans{given: set}), nil
+		return set, nil
 	}
 	return peek
 }
@@ -245,26 +166,13 @@ func planSetFor(path string, clusters []fleet.Cluster, stderr io.Writer) (*plan.
 	case p != nil:
 		return nil, runFailed(fmt.Errorf("%s holds one cluster's plan (kind Plan, made without --contexts): apply it with --context, not over several contexts", path))
 	}
-	var missing []string
-	picked := map[string]bool{}
-	for _, c := range clusters {
-		picked[c.Context] = true
-		if _, ok := set.For(c.Context); !ok {
-			missing = append(missing, shownContext(c.Context))
-		}
-	}
-	if len(missing) > 0 {
+	left, err := fleet.PlansFor(set, clusters)
+	if missing, ok := errors.AsType[*fleet.MissingPlansError](err); ok {
 		return nil, runFailed(fmt.Errorf("%s holds no plan for context(s) %s (its plans are for %s): nothing was applied; plan them with kapply plan --contexts",
-			path, strings.Join(missing, ", "), strings.Join(shownContexts(set.Contexts()), ", ")))
-	}
-	var left []string
-	for _, name := range set.Contexts() {
-		if !picked[name] {
-			left = append(left, shownContext(name))
-		}
+			path, strings.Join(shownContexts(missing.Contexts), ", "), strings.Join(shownContexts(set.Contexts()), ", ")))
 	}
 	if len(left) > 0 {
-		fmt.Fprintf(stderr, "Warning: %s: the plans of %d context(s) not picked are not applied: %s\n", path, len(left), strings.Join(left, ", "))
+		fmt.Fprintf(stderr, "Warning: %s: the plans of %d context(s) not picked are not applied: %s\n", path, len(left), strings.Join(shownContexts(left), ", "))
 	}
 	return set, nil
 }
@@ -282,21 +190,18 @@ func shownContexts(names []string) []string {
 // contexts), at most --max-parallel at once, and returns the plans; if a
 // cluster could not be planned, the matrix says which and nothing is
 // applied anywhere.
-func (f *fleetFlags) planAcross(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions, clusters []fleet.Cluster) (*plan.Set, error) {
-	fp := &fleetPlans{made: map[string]*plan.Plan{}}
-	ctx := cmd.Context()
-	cmd.SetContext(withFleetPlans(ctx, fp))
-	defer cmd.SetContext(ctx)
-	planOnly := func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
-		_, _, p, err := planFiles(cmd.Context(), getter, streams.In, opts)
+func (f *fleetFlags) planAcross(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions, apply fleetCommand, clusters []fleet.Cluster) (*plan.Set, error) {
+	planOnly := apply
+	planOnly.run = func(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, run clusterRun) error {
+		_, _, p, err := planFiles(ctx, getter, streams.In, opts, run)
 		if err != nil {
 			return runFailed(err)
 		}
-		keepFleetPlan(cmd.Context(), getter, p)
+		keepFleetPlan(run, getter, p)
 		return nil
 	}
-	results, out := f.runOver(cmd, getter, streams, clusters, fleet.Options{MaxParallel: f.maxParallel, ClusterTimeout: f.clusterTimeout, FailFast: f.failFast}, planOnly)
-	set, missing := fp.set(results)
+	results, out := f.runOver(ctx, getter, streams, clusters, fleet.Options{MaxParallel: f.maxParallel, ClusterTimeout: f.clusterTimeout, FailFast: f.failFast}, planOnly, nil)
+	set, missing := fleet.PlanSet(results)
 	if missing > 0 {
 		_ = out.finish(results) // the matrix names each failure; the error is the one below
 		return nil, withCode(exitFailed, fmt.Errorf("%d of %d cluster(s) could not be planned: nothing was applied", missing, len(results)))
@@ -314,7 +219,7 @@ func confirmAcross(streams genericiooptions.IOStreams, opts applyOptions, set *p
 	}
 	for _, e := range set.Plans {
 		table := &prefixedLines{dst: asked.Out, prefix: contextPrefix(e.Context)}
-		printPlanTable(table, e.Plan)
+		diff.WritePlanTable(table, e.Plan)
 		if err := table.close(); err != nil {
 			return runFailed(fmt.Errorf("showing the plans: %w", err))
 		}

@@ -27,10 +27,10 @@ var errNothingLeft = errors.New("nothing to delete")
 // connect reads what delete deletes: the objects the files declare, or
 // those TYPE NAME / TYPE/NAME arguments (TYPE with -l) name on the server,
 // as kubectl delete takes them — not both, in kubectl's words.
-func (opts deleteOptions) connect(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, args []string) (*apply.Applier, apply.Input, error) {
+func (opts deleteOptions) connect(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, args []string, run clusterRun) (*apply.Applier, apply.Input, error) {
 	if len(args) == 0 {
 		files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-		return loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{parallel: opts.parallel})
+		return loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{parallel: opts.parallel}.withApplier(run))
 	}
 	if len(opts.filenames) > 0 || opts.kustomize != "" {
 		return nil, apply.Input{}, load.ErrArgsAndFiles
@@ -47,7 +47,7 @@ func (opts deleteOptions) connect(ctx context.Context, getter *genericclioptions
 		return nil, apply.Input{}, errNothingLeft
 	}
 	knowSecrets(objects)
-	applier, err := newApplier(getter, applierConfig{parallel: opts.parallel})
+	applier, err := newApplier(getter, applierConfig{parallel: opts.parallel}.withApplier(run))
 	return applier, inputOf(objects, errs), err
 }
 
@@ -56,9 +56,9 @@ func (opts deleteOptions) connect(ctx context.Context, getter *genericclioptions
 // as their last apply declared them: the last-applied record (Secret
 // values as recorded), or the live object when it has none, which the
 // command then reports as it reports a live object without a record.
-func (f fileFlags) connectTargets(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, args []string, readFailure func(error) error) (recordRun, error) {
+func (f fileFlags) connectTargets(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, args []string, readFailure func(error) error, cfg applierConfig) (recordRun, error) {
 	if len(args) == 0 {
-		return f.connect(ctx, getter, stdin, readFailure)
+		return f.connect(ctx, getter, stdin, readFailure, cfg)
 	}
 	if len(f.filenames) > 0 {
 		return recordRun{}, withCode(exitError, load.ErrArgsAndFiles)
@@ -74,7 +74,7 @@ func (f fileFlags) connectTargets(ctx context.Context, getter *genericclioptions
 		}
 		t.Obj = declared
 	}
-	applier, err := newApplier(getter, applierConfig{})
+	applier, err := newApplier(getter, cfg)
 	if err != nil {
 		return recordRun{}, withCode(exitError, err)
 	}

@@ -54,15 +54,16 @@ applied. Secret values are never in the file (salted digests only): give apply
   kapply apply --plan plans.json -f manifests/ -R --canary 1 --wave-size 5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
-				return runPlan(cmd.Context(), getter, streams, opts, out)
-			})
+			return contexts.run(cmd, getter, streams, fleetCommand{name: "plan", applier: opts.applierConfig,
+				run: func(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, run clusterRun) error {
+					return runPlan(ctx, getter, streams, opts, out, run)
+				}})
 		},
 	}
 	// The server's field validation of the writes, as apply's; the plan keeps it.
 	addValidateFlag(cmd, &opts.validate)
 	contexts.add(cmd)
-	contexts.collectPlans(cmd, &out, streams, true)
+	contexts.collectPlans(&out, streams, true, false)
 	flags := cmd.Flags()
 	objectSource{&opts.filenames, &opts.recursive, &opts.kustomize, &opts.selector}.add(flags, "plan", "", selectorExample)
 	flags.StringVarP(&out, "output", "o", "", `the plan file to write ("-" for stdout); required`)
@@ -79,7 +80,7 @@ applied. Secret values are never in the file (salted digests only): give apply
 	return cmd
 }
 
-func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions, out string) error {
+func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, opts applyOptions, out string, run clusterRun) error {
 	if out == "" {
 		return runFailed(errors.New("must specify -o FILE to write the plan to (- for stdout)"))
 	}
@@ -89,7 +90,7 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if _, err := opts.ignore.load(); err != nil {
 		return err // a malformed rule: a usage error (exit 2), as diff's
 	}
-	_, _, p, err := planFiles(ctx, getter, streams.In, opts)
+	_, _, p, err := planFiles(ctx, getter, streams.In, opts, run)
 	if err != nil {
 		return runFailed(err)
 	}
@@ -97,7 +98,7 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if out == "-" {
 		table = streams.ErrOut
 	}
-	if keepFleetPlan(ctx, getter, p) {
+	if keepFleetPlan(run, getter, p) {
 		diff.WritePlanTable(table, p) // over several contexts, the plans are written together at the end
 		return nil
 	}
@@ -121,7 +122,7 @@ func writePlan(path string, stdout io.Writer, p *plan.Plan) error {
 // the Applier and the input are returned for executing the plan. A plan
 // some object of which could not be planned is an error (its objects
 // named), not a partial plan: executing it would skip them silently.
-func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions) (*apply.Applier, apply.Input, *plan.Plan, error) {
+func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, opts applyOptions, run clusterRun) (*apply.Applier, apply.Input, *plan.Plan, error) {
 	if len(opts.filenames) == 0 && opts.kustomize == "" {
 		return nil, apply.Input{}, nil, errors.New("must specify one of -f or -k")
 	}
@@ -138,7 +139,7 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 		return nil, apply.Input{}, nil, fmt.Errorf("reading the namespace from kubeconfig: %w", err)
 	}
 	files := load.Files{Filenames: opts.filenames, Recursive: opts.recursive, Kustomize: opts.kustomize}
-	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel})
+	applier, in, err := loadAndConnect(ctx, getter, stdin, files, opts.selector, applierConfig{mergeKeys: mergeKeys, parallel: opts.parallel}.withApplier(run))
 	if err != nil {
 		return nil, apply.Input{}, nil, err
 	}

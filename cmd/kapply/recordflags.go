@@ -43,7 +43,7 @@ func (r recordRun) input() apply.Input {
 // connect requires -f, reads the objects of the files and builds an
 // applier. readFailure is the command's exit for files it could not read
 // (readFailed, or status's, where exit 1 means drift).
-func (f fileFlags) connect(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, readFailure func(error) error) (recordRun, error) {
+func (f fileFlags) connect(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin io.Reader, readFailure func(error) error, cfg applierConfig) (recordRun, error) {
 	if len(f.filenames) == 0 {
 		return recordRun{}, withCode(exitError, errors.New("must specify -f"))
 	}
@@ -51,7 +51,7 @@ func (f fileFlags) connect(ctx context.Context, getter *genericclioptions.Config
 	if err != nil {
 		return recordRun{}, readFailure(err)
 	}
-	applier, err := newApplier(getter, applierConfig{})
+	applier, err := newApplier(getter, cfg)
 	if err != nil {
 		return recordRun{}, withCode(exitError, err)
 	}
@@ -89,6 +89,6 @@ func (f recordWriteFlags) start(ctx context.Context, getter *genericclioptions.C
 	if err != nil {
 		return apply.RecordWrite{}, recordRun{}, err
 	}
-	run, err := f.files.connect(ctx, getter, stdin, readFailed)
+	run, err := f.files.connect(ctx, getter, stdin, readFailed, applierConfig{})
 	return write, run, err
 }

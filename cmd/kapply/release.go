@@ -58,7 +58,7 @@ func runRelease(ctx context.Context, getter *genericclioptions.ConfigFlags, stre
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	run, err := opts.record.files.connectTargets(ctx, getter, streams.In, args, readFailed)
+	run, err := opts.record.files.connectTargets(ctx, getter, streams.In, args, readFailed, applierConfig{})
 	if err != nil {
 		return err
 	}

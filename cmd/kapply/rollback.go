@@ -15,6 +15,7 @@ import (
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/apply/prune"
 	kcluster "github.com/kapply/kapply/pkg/cluster"
+	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -122,7 +123,7 @@ func runRollback(ctx context.Context, getter *genericclioptions.ConfigFlags, str
 		if err := writePlan(opts.planOut, streams.Out, p); err != nil {
 			return runFailed(err)
 		}
-		printPlanTable(table, p)
+		diff.WritePlanTable(table, p)
 		if opts.planOut != "-" {
 			fmt.Fprintf(table, "Rollback plan saved to %s; apply it with: kapply apply --plan %s --applyset %s (and -f with the Secrets it names)\n",
 				opts.planOut, opts.planOut, opts.applySet)
@@ -130,7 +131,7 @@ func runRollback(ctx context.Context, getter *genericclioptions.ConfigFlags, str
 		return nil
 	}
 	if opts.review.confirm {
-		printPlanTable(streams.Out, p)
+		diff.WritePlanTable(streams.Out, p)
 		if !opts.review.yes && hasChanges(p) {
 			if err := confirmed(streams); err != nil {
 				return err
@@ -142,7 +143,7 @@ func runRollback(ctx context.Context, getter *genericclioptions.ConfigFlags, str
 		return runFailed(err)
 	}
 	runOpts := apply.Options{Timeout: opts.timeout}
-	return executePlan(ctx, streams, opts.asApply(), runOpts, printer, applier, secrets, p)
+	return executePlan(ctx, streams, opts.asApply(), runOpts, printer, applier, secrets, p, clusterRun{})
 }
 
 func (opts rollbackOptions) check() error {

@@ -52,9 +52,11 @@ their last-applied record then stands for the file.`,
   kapply status -f web.yaml -o json | jq '.[].changed'
   kapply status deployment/web -n shop`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
-				return runStatus(cmd.Context(), getter, streams, args, opts)
-			})
+			return contexts.run(cmd, getter, streams, fleetCommand{name: "status", finding: true, jsonLines: opts.output == eventsOutput || opts.output == "json",
+				applier: func() (applierConfig, error) { return applierConfig{}, nil },
+				run: func(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, run clusterRun) error {
+					return runStatus(ctx, getter, streams, args, opts, run)
+				}})
 		},
 	}
 	contexts.add(cmd)
@@ -65,7 +67,7 @@ their last-applied record then stands for the file.`,
 	return cmd
 }
 
-func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts statusOptions) error {
+func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, args []string, opts statusOptions, run clusterRun) error {
 	if opts.output != "" && opts.output != "json" {
 		return withCode(exitError, fmt.Errorf(`--output must be "json" or empty, not %q`, opts.output))
 	}
@@ -73,20 +75,20 @@ func runStatus(ctx context.Context, getter *genericclioptions.ConfigFlags, strea
 	if err != nil {
 		return err
 	}
-	run, err := opts.files.connectTargets(ctx, getter, streams.In, args, statusReadFailed)
+	targets, err := opts.files.connectTargets(ctx, getter, streams.In, args, statusReadFailed, applierConfig{}.withApplier(run))
 	if err != nil {
 		return err
 	}
-	statuses, err := run.applier.Status(ctx, run.input(), apply.StatusOptions{FieldManager: opts.fieldManager, FilterDrift: filter})
+	statuses, err := targets.applier.Status(ctx, targets.input(), apply.StatusOptions{FieldManager: opts.fieldManager, FilterDrift: filter})
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	warnings := newCommandWarnings(streams.ErrOut)
 	for i, s := range statuses {
 		warnings.print(s.Warnings)
-		diff.MaskDrift(s.Drift, run.targets[i].Obj.Object)
+		diff.MaskDrift(s.Drift, targets.targets[i].Obj.Object)
 	}
-	tallyStatusForFleet(ctx, statuses)
+	run.report.setStatuses(statuses)
 	if opts.output == "json" {
 		if err := printStatusJSON(streams.Out, statuses); err != nil {
 			return err

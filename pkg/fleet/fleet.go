@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/plan"
 )
 
 // Cluster is one kubeconfig context, with the labels a clusters file gives
@@ -43,21 +46,28 @@ type Options struct {
 // DefaultAbandonAfter is the grace of Options.AbandonAfter.
 const DefaultAbandonAfter = 5 * time.Second
 
-// Job runs on one cluster until ctx ends and says how it went. It builds
-// the cluster's clients itself, so that they live only while it runs.
-type Job func(ctx context.Context, cluster Cluster) Outcome
+// job runs on one cluster until ctx ends and says how it went: Run's
+// Connect then Operation.
+type job func(ctx context.Context, cluster Cluster) Outcome
 
-// Outcome is what a job reports for its cluster.
+// Outcome is what an operation reports for its cluster.
 type Outcome struct {
 	Counts
 	Ready Readiness
-	// Code is the job's exit code (0 success).
+	// Code is the cluster's exit code (0 success).
 	Code int
 	// ClusterFailed says the cluster failed (a diff's exit 1,
-	// "differences", is a code that is not a failure).
+	// "differences", is a code that is not a failure). Run sets it for
+	// every Code at or above the operation's FailureCode.
 	ClusterFailed bool
 	// Err is the cluster's first error, if any.
 	Err error
+	// Events are the objects' outcomes (Apply, Delete, Execute).
+	Events []apply.Event
+	// Plan is the cluster's plan (Plan, Diff).
+	Plan *plan.Plan
+	// Statuses are the objects' states (Status).
+	Statuses []apply.ObjectStatus
 }
 
 // Result is one cluster's part of a run.
@@ -101,10 +111,10 @@ type Event struct {
 	Result *Result
 }
 
-// Run runs job on every cluster, wave after wave (see Waves), and returns
-// a Result per cluster in the order of clusters. It returns when every
-// started job has returned or been given up.
-func Run(ctx context.Context, clusters []Cluster, opts Options, job Job) []Result {
+// runJobs runs job on every cluster, wave after wave (see Waves), and
+// returns a Result per cluster in the order of clusters. It returns when
+// every started job has returned or been given up.
+func runJobs(ctx context.Context, clusters []Cluster, opts Options, job job) []Result {
 	results := make([]Result, len(clusters))
 	for i, c := range clusters {
 		results[i] = Result{Cluster: c, Wave: -1}
@@ -132,7 +142,7 @@ func Run(ctx context.Context, clusters []Cluster, opts Options, job Job) []Resul
 
 // runWave runs the clusters at indexes wave, at most MaxParallel at once,
 // and reports whether any failed.
-func runWave(ctx context.Context, w int, wave []int, opts Options, job Job, results []Result) bool {
+func runWave(ctx context.Context, w int, wave []int, opts Options, job job, results []Result) bool {
 	slots := make(chan struct{}, max(opts.MaxParallel, 1))
 	var (
 		wg     sync.WaitGroup

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kapply/kapply/pkg/apply"
 )
 
 func clusters(n int) []Cluster {
@@ -47,7 +49,7 @@ func TestRunWavesInOrderWithinMaxParallel(t *testing.T) {
 		defer mu.Unlock()
 		events = append(events, e)
 	}}
-	results := Run(context.Background(), clusters(7), opts, func(ctx context.Context, c Cluster) Outcome {
+	results := runFunc(context.Background(), clusters(7), opts, func(ctx context.Context, c Cluster) Outcome {
 		n := running.Add(1)
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
@@ -79,7 +81,7 @@ func TestRunWavesInOrderWithinMaxParallel(t *testing.T) {
 
 func TestFailedCanaryStopsTheRun(t *testing.T) {
 	var ran atomic.Int64
-	results := Run(context.Background(), clusters(4), Options{MaxParallel: 4, Canary: 1}, func(ctx context.Context, c Cluster) Outcome {
+	results := runFunc(context.Background(), clusters(4), Options{MaxParallel: 4, Canary: 1}, func(ctx context.Context, c Cluster) Outcome {
 		ran.Add(1)
 		return Outcome{Code: 1, ClusterFailed: true, Err: errors.New("boom")}
 	})
@@ -100,13 +102,13 @@ func TestFailFastStopsLaterWavesAndOthersGoOnWithout(t *testing.T) {
 		}
 		return Outcome{}
 	}
-	results := Run(context.Background(), clusters(6), Options{MaxParallel: 1, WaveSize: 2, FailFast: true}, job)
+	results := runFunc(context.Background(), clusters(6), Options{MaxParallel: 1, WaveSize: 2, FailFast: true}, job)
 	for i, r := range results {
 		if want := i >= 2; r.NotStarted != want {
 			t.Errorf("fail-fast: %s not started = %v, want %v", r.Context, r.NotStarted, want)
 		}
 	}
-	results = Run(context.Background(), clusters(6), Options{MaxParallel: 1, WaveSize: 2}, job)
+	results = runFunc(context.Background(), clusters(6), Options{MaxParallel: 1, WaveSize: 2}, job)
 	for _, r := range results {
 		if r.NotStarted || r.ClusterFailed != (r.Context == "c1") {
 			t.Errorf("without fail-fast: %+v", r)
@@ -120,7 +122,7 @@ func TestHungClusterIsGivenUp(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	start := time.Now()
-	results := Run(context.Background(), clusters(2), Options{MaxParallel: 2, ClusterTimeout: 100 * time.Millisecond, AbandonAfter: 100 * time.Millisecond},
+	results := runFunc(context.Background(), clusters(2), Options{MaxParallel: 2, ClusterTimeout: 100 * time.Millisecond, AbandonAfter: 100 * time.Millisecond},
 		func(ctx context.Context, c Cluster) Outcome {
 			if c.Context == "c0" {
 				<-release
@@ -164,4 +166,11 @@ func TestSelect(t *testing.T) {
 			t.Errorf("Select(%q) = %v, %v; want %v (error %v)", tc.patterns, names(got), err, tc.want, tc.err)
 		}
 	}
+}
+
+// runFunc runs fn in each cluster, with no Applier.
+func runFunc(ctx context.Context, cs []Cluster, opts Options, fn func(context.Context, Cluster) Outcome) []Result {
+	return Run(ctx, Config{Clusters: cs, Options: opts,
+		Connect:   func(Cluster) (*apply.Applier, error) { return nil, nil },
+		Operation: Func{Do: func(ctx context.Context, c Cluster, _ *apply.Applier) Outcome { return fn(ctx, c) }}})
 }

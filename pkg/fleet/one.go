@@ -11,7 +11,7 @@ import (
 // returned AbandonAfter past its deadline is given up (its goroutine ends
 // on its own; its outcome is dropped), so a server that accepts
 // connections and never answers cannot hold the run.
-func runOne(parent context.Context, c Cluster, wave int, opts Options, job Job) Result {
+func runOne(parent context.Context, c Cluster, wave int, opts Options, job job) Result {
 	start := time.Now()
 	emit(opts, Event{Context: c.Context, Kind: ClusterStarted, Wave: wave, Time: start})
 	ctx, cancel := parent, context.CancelFunc(func() {})
