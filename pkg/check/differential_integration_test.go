@@ -82,8 +82,8 @@ func corpusNamespace(t *testing.T) (string, *env) {
 	ns := cluster.Namespace(t)
 	admin := newEnv(t, cluster.Config)
 	labelNamespace(t, admin, ns, map[string]string{"kapply-check": ns, "tier": "prod"})
-	admin.create(readCorpus(t, "params.yaml", ns))
-	events, err := admin.applier().Apply(context.Background(), apply.Input{Objects: readCorpus(t, "before.yaml", ns)}, apply.Options{})
+	admin.create(readCorpus(t, "corpus/params.yaml", ns))
+	events, err := admin.applier().Apply(context.Background(), apply.Input{Objects: readCorpus(t, "corpus/before.yaml", ns)}, apply.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func corpusNamespace(t *testing.T) (string, *env) {
 			t.Fatalf("applying before.yaml: %v", ev.Err)
 		}
 	}
-	admin.create(readCorpus(t, "policies.yaml", ns))
+	admin.create(readCorpus(t, "corpus/policies.yaml", ns))
 	// The last policy of the file denies this once the server has them all.
 	admin.waitDenied(&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "sentinel", "namespace": ns, "labels": map[string]any{"team": "a", "needs": "missing"}},
@@ -103,7 +103,7 @@ func corpusNamespace(t *testing.T) (string, *env) {
 // planCorpus plans after.yaml, pruning by the corpus's label.
 func planCorpus(t *testing.T, e *env, ns string) *plan.Plan {
 	t.Helper()
-	p, err := e.applier().Plan(context.Background(), apply.Input{Objects: readCorpus(t, "after.yaml", ns)}, apply.PlanOptions{
+	p, err := e.applier().Plan(context.Background(), apply.Input{Objects: readCorpus(t, "corpus/after.yaml", ns)}, apply.PlanOptions{
 		Prune: &prune.Options{Selector: "corpus=check", Allowlist: []string{"core/v1/ConfigMap", "apps/v1/Deployment"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -113,7 +113,7 @@ func (e *env) create(objects []*unstructured.Unstructured) {
 // readCorpus reads a file of testdata/corpus with NAMESPACE replaced.
 func readCorpus(t *testing.T, name, namespace string) []*unstructured.Unstructured {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "corpus", name))
+	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func (c *Checker) loadPolicies(ctx context.Context) error {
 	}
 	for _, p := range c.policies {
 		if apierrors.IsForbidden(p.paramErr) || apierrors.IsUnauthorized(p.paramErr) {
-			return &RefusedError{What: fmt.Sprintf("the params (%s) of ValidatingAdmissionPolicy %s", p.hook.Policy.Spec.ParamKind, p.hook.Policy.Name), Err: p.paramErr}
+			return &RefusedError{What: fmt.Sprintf("the params (%s %s) of ValidatingAdmissionPolicy %s", p.hook.Policy.Spec.ParamKind.Kind, p.hook.Policy.Spec.ParamKind.APIVersion, p.hook.Policy.Name), Err: p.paramErr}
 		}
 	}
 	return nil
