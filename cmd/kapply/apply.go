@@ -49,6 +49,7 @@ type applyOptions struct {
 	review       reviewOptions
 	ignore       ignoreOptions
 	history      historyFlags // --change-cause, --history-limit, --history-namespace (history.go)
+	check        bool         // --check (check.go)
 }
 
 // pruneOptions are apply's pruning flags.
@@ -130,7 +131,7 @@ reason, and the exit code is 1.`,
 			}
 			peekPlan()
 			return contexts.run(cmd, getter, streams, func(cmd *cobra.Command, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) error {
-				if opts.review.on() {
+				if opts.review.on() || opts.check { // --check: refuse before writing
 					return runReviewed(cmd, getter, streams, opts)
 				}
 				return runApply(cmd, getter, streams, opts)
@@ -165,6 +166,7 @@ reason, and the exit code is 1.`,
 	flags.BoolVar(&opts.prune.allowEmpty, "prune-allow-empty", false, "let a run with no objects prune every member of the set")
 	flags.StringVar(&opts.prune.cascade, "cascade", "background", `how pruned objects' dependents go: "background", "foreground" or "orphan"`)
 	opts.review.add(flags)
+	addCheckFlag(flags, &opts.check)
 	opts.history.add(flags)
 	opts.ignore.addApplyFlags(flags)
 	flags.BoolVar(&opts.prune.all, "all", false, "with --prune and no -l: prune every object of the allowlisted kinds that has a last-applied record and that the files no longer declare, in the namespaces the run applied to (kubectl's --all)")

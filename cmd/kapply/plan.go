@@ -75,6 +75,7 @@ applied. Secret values are never in the file (salted digests only): give apply
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet to prune from, [RESOURCE[.GROUP]/]NAME (e.g. --applyset=web)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune (e.g. --prune-allowlist=core/v1/ConfigMap)")
 	opts.ignore.addFlags(flags) // the plan leaves what they name as live
+	addCheckFlag(flags, &opts.check)
 	return cmd
 }
 
@@ -106,6 +107,9 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	printPlanTable(table, p)
 	if out != "-" {
 		fmt.Fprintf(table, "Plan saved to %s; apply it with: kapply apply --plan %s -f ...\n", out, out)
+	}
+	if n := printVerdicts(table, p); n > 0 {
+		return deniedByCheck(n, "the plan keeps the verdicts")
 	}
 	return nil
 }
@@ -153,8 +157,9 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 		// request: Verify checks them on apply --plan.
 		LocalServerSide: opts.serverSide,
 		// Each item is kept as the file holds it once planned: the plan is
-		// saved or executed, never rendered as a diff.
-		Saved: true}
+		// saved or executed, never rendered as a diff. --check needs each
+		// item's merged object first (checkPlan saves the items after).
+		Saved: !opts.check}
 	if opts.prune.enabled {
 		planOpts.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, All: opts.prune.all, Allowlist: opts.prune.allowlist}
 	}
@@ -170,6 +175,14 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	}
 	if err != nil {
 		return nil, apply.Input{}, nil, err
+	}
+	if opts.check {
+		if err := checkPlan(ctx, getter, p); err != nil {
+			return nil, apply.Input{}, nil, err
+		}
+		for i := range p.Items {
+			p.Items[i] = plan.Saved(p.Items[i])
+		}
 	}
 	return applier, in, p, nil
 }

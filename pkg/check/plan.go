@@ -78,7 +78,15 @@ func (c *Checker) Item(ctx context.Context, it plan.Item) ([]plan.Verdict, error
 			return nil, err
 		}
 	}
-	return c.checkItem(ctx, req)
+	verdicts, err := c.checkItem(ctx, req)
+	if gvk.Group == "" && gvk.Kind == "Secret" {
+		// A messageExpression may quote the Secret's values: the plan
+		// and the output never hold them.
+		for i := range verdicts {
+			verdicts[i].Message = "(the message is withheld: the object is a Secret)"
+		}
+	}
+	return verdicts, err
 }
 
 // namespace is a request's namespaceObject. One the plan creates is not
