@@ -98,7 +98,9 @@ func TestCheckFlag(t *testing.T) {
 	planFile := filepath.Join(t.TempDir(), "plan.json")
 	for _, args := range [][]string{
 		{"plan", "--check", "-f", dir, "-n", ns, "-o", planFile},
-		{"diff", "--check", "-f", dir, "-n", ns},
+		// --local: a server dry run would run the policies itself (its
+		// denial is then the object's error, exit 2).
+		{"diff", "--check", "--local", "-f", dir, "-n", ns},
 		{"apply", "--check", "-f", dir, "-n", ns},
 	} {
 		r := kapply(t, args...)
@@ -139,7 +141,7 @@ func TestCheckRefused(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {a: '1'}\n"})
 	for _, args := range [][]string{
 		{"plan", "--check", "-f", dir, "-n", ns, "-o", filepath.Join(t.TempDir(), "plan.json")},
-		{"diff", "--check", "-f", dir, "-n", ns},
+		{"diff", "--check", "--local", "-f", dir, "-n", ns},
 		{"apply", "--check", "-f", dir, "-n", ns},
 	} {
 		r := kapplyVia(t, kubeconfig, args...)
