@@ -20,31 +20,54 @@ func addCheckFlag(flags *pflag.FlagSet, enabled *bool) {
 	flags.BoolVar(enabled, "check", false, "evaluate the cluster's ValidatingAdmissionPolicies on what each object's write would send (e.g. --check): a denial is shown and exits 3 (apply writes nothing); warnings are shown; see docs/check.md")
 }
 
+// startCheck reads the cluster's admission policies while the plan is
+// made (most of what --check adds is these reads and compiling the
+// policies); checkPlan then waits for them.
+func startCheck(ctx context.Context, getter *genericclioptions.ConfigFlags) func() (*check.Checker, error) {
+	type loaded struct {
+		checker *check.Checker
+		err     error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		checker, err := loadChecker(ctx, getter)
+		done <- loaded{checker, err}
+	}()
+	return func() (*check.Checker, error) {
+		l := <-done
+		return l.checker, l.err
+	}
+}
+
 // checkPlan sets the verdicts of the cluster's admission policies on p's
 // items. A user who may not read the policies gets a check.RefusedError
 // (exit 2, see runFailed).
 func checkPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, p *plan.Plan) error {
-	cfg, err := getter.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	mapper, err := getter.ToRESTMapper()
-	if err != nil {
-		return err
-	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	checker, err := check.Load(ctx, check.Clients{Kube: kube, Dynamic: dyn, Mapper: mapper})
+	checker, err := loadChecker(ctx, getter)
 	if err != nil {
 		return err
 	}
 	return checker.Plan(ctx, p)
+}
+
+func loadChecker(ctx context.Context, getter *genericclioptions.ConfigFlags) (*check.Checker, error) {
+	cfg, err := getter.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	mapper, err := getter.ToRESTMapper()
+	if err != nil {
+		return nil, err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return check.Load(ctx, check.Clients{Kube: kube, Dynamic: dyn, Mapper: mapper})
 }
 
 // printVerdicts writes a line per denied, warned or unknown verdict

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/apply/prune"
+	"github.com/kapply/kapply/pkg/check"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/plan"
 )
@@ -168,6 +169,10 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 		return nil, apply.Input{}, nil, err
 	}
 	ignored.set(&planOpts)
+	var checker func() (*check.Checker, error)
+	if opts.check {
+		checker = startCheck(ctx, getter)
+	}
 	p, err := applier.Plan(ctx, in, planOpts)
 	ignored.filter(p)
 	if planErr := (*apply.PlanError)(nil); errors.As(err, &planErr) {
@@ -176,8 +181,12 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	if err != nil {
 		return nil, apply.Input{}, nil, err
 	}
-	if opts.check {
-		if err := checkPlan(ctx, getter, p); err != nil {
+	if checker != nil {
+		c, err := checker()
+		if err == nil {
+			err = c.Plan(ctx, p)
+		}
+		if err != nil {
 			return nil, apply.Input{}, nil, err
 		}
 		for i := range p.Items {

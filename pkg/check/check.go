@@ -29,6 +29,10 @@ type request struct {
 	// namespace is the namespaceObject of the request (nil when
 	// cluster-scoped).
 	namespace *corev1.Namespace
+	// versioned are the attributes by the kind a policy matched, made
+	// once per request as the dispatcher does (their CEL values are
+	// built lazily, once).
+	versioned map[schema.GroupVersionKind]*admission.VersionedAttributes
 }
 
 // checkItem returns the verdicts of the cluster's policies on one request.
@@ -81,7 +85,7 @@ func (c *Checker) checkPolicy(ctx context.Context, req request, p policy) ([]pla
 		return configError(definition, nil, p.hook.ConfigurationError), nil
 	}
 	var verdicts []plan.Verdict
-	var versioned *admission.VersionedAttributes
+	versioned := req.versioned[matchKind]
 	for _, binding := range p.hook.Bindings {
 		matches, err := c.matcher.BindingMatches(req.attrs, objectInterfaces, validating.NewValidatingAdmissionPolicyBindingAccessor(binding))
 		if err != nil {
@@ -102,6 +106,7 @@ func (c *Checker) checkPolicy(ctx context.Context, req request, p policy) ([]pla
 				verdicts = append(verdicts, configError(definition, binding, fmt.Errorf("failed to convert object version: %w", err))...)
 				continue
 			}
+			req.versioned[matchKind] = versioned
 		}
 		for _, param := range params {
 			verdicts = append(verdicts, c.evaluate(ctx, req, p, binding, matchResource, versioned, param)...)

@@ -41,6 +41,7 @@ type env struct {
 func newEnv(t *testing.T, cfg *rest.Config) *env {
 	t.Helper()
 	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 500, 1000 // kapply's defaults (--qps, --burst)
 	recorder := &warningRecorder{}
 	cfg.WarningHandler = recorder
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
@@ -117,15 +118,20 @@ func readCorpus(t *testing.T, name, namespace string) []*unstructured.Unstructur
 	if err != nil {
 		t.Fatal(err)
 	}
-	data = bytes.ReplaceAll(data, []byte("NAMESPACE"), []byte(namespace))
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	return readYAML(t, string(bytes.ReplaceAll(data, []byte("NAMESPACE"), []byte(namespace))))
+}
+
+// readYAML reads the objects of a YAML stream.
+func readYAML(t *testing.T, data string) []*unstructured.Unstructured {
+	t.Helper()
+	decoder := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(data), 4096)
 	var out []*unstructured.Unstructured
 	for {
 		obj := &unstructured.Unstructured{}
 		if err := decoder.Decode(&obj.Object); errors.Is(err, io.EOF) {
 			return out
 		} else if err != nil {
-			t.Fatalf("reading %s: %v", name, err)
+			t.Fatalf("reading YAML: %v", err)
 		}
 		if len(obj.Object) > 0 {
 			out = append(out, obj)

@@ -20,12 +20,16 @@ const parallel = 8
 // cannot be checked (its kind unknown to the server, its live object
 // unreadable) is an error naming it.
 func (c *Checker) Plan(ctx context.Context, p *plan.Plan) error {
+	live, err := c.readLive(ctx, p)
+	if err != nil {
+		return err
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(parallel)
 	for i := range p.Items {
 		it := &p.Items[i]
 		g.Go(func() error {
-			verdicts, err := c.Item(ctx, *it)
+			verdicts, err := c.item(ctx, *it, live)
 			if err != nil {
 				return fmt.Errorf("checking %s against admission policies: %w", it.ID, err)
 			}
@@ -38,6 +42,12 @@ func (c *Checker) Plan(ctx context.Context, p *plan.Plan) error {
 
 // Item returns the verdicts on one item.
 func (c *Checker) Item(ctx context.Context, it plan.Item) ([]plan.Verdict, error) {
+	return c.item(ctx, it, nil)
+}
+
+// item checks it; live holds the live objects read for the whole plan
+// (readLive), else the item's is read alone.
+func (c *Checker) item(ctx context.Context, it plan.Item, live map[plan.ID]map[string]any) ([]plan.Verdict, error) {
 	op, ok := operations[it.Action]
 	if !ok {
 		return nil, nil // unchanged: nothing is sent
@@ -58,11 +68,13 @@ func (c *Checker) Item(ctx context.Context, it plan.Item) ([]plan.Verdict, error
 	}
 	var old map[string]any
 	if op != admission.Create {
-		live, err := c.clients.Dynamic.Resource(mapping.Resource).Namespace(it.ID.Namespace).Get(ctx, it.ID.Name, metav1.GetOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("reading the live object: %w", err)
+		if old = live[it.ID]; old == nil {
+			obj, err := c.clients.Dynamic.Resource(mapping.Resource).Namespace(it.ID.Namespace).Get(ctx, it.ID.Name, metav1.GetOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("reading the live object: %w", err)
+			}
+			old = obj.Object
 		}
-		old = live.Object
 	}
 	var object map[string]any
 	if op != admission.Delete {
@@ -70,7 +82,7 @@ func (c *Checker) Item(ctx context.Context, it plan.Item) ([]plan.Verdict, error
 	}
 	attrs := admission.NewAttributesRecord(asObject(object), asObject(old), gvk, it.ID.Namespace, it.ID.Name,
 		mapping.Resource, it.Subresource, op, operationOptions(op), false, c.user)
-	req := request{attrs: attrs}
+	req := request{attrs: attrs, versioned: map[schema.GroupVersionKind]*admission.VersionedAttributes{}}
 	// The server gives a Namespace no namespaceObject (its own namespace
 	// would be itself).
 	if ns := it.ID.Namespace; ns != "" && !(gvk.Group == "" && gvk.Kind == "Namespace") {
