@@ -49,6 +49,7 @@ type applyOptions struct {
 	review       reviewOptions
 	ignore       ignoreOptions
 	history      historyFlags // --change-cause, --history-limit, --history-namespace (history.go)
+	check        bool         // --check (check.go)
 }
 
 // pruneOptions are apply's pruning flags.
@@ -160,6 +161,7 @@ reason, and the exit code is 1.`,
 	flags.BoolVar(&opts.prune.allowEmpty, "prune-allow-empty", false, "let a run with no objects prune every member of the set")
 	flags.StringVar(&opts.prune.cascade, "cascade", "background", `how pruned objects' dependents go: "background", "foreground" or "orphan"`)
 	opts.review.add(flags)
+	addCheckFlag(flags, &opts.check)
 	opts.history.add(flags)
 	opts.ignore.addApplyFlags(flags)
 	flags.BoolVar(&opts.prune.all, "all", false, "with --prune and no -l: prune every object of the allowlisted kinds that has a last-applied record and that the files no longer declare, in the namespaces the run applied to (kubectl's --all)")
@@ -170,7 +172,7 @@ reason, and the exit code is 1.`,
 func (opts *applyOptions) fleetCommand() fleetCommand {
 	return fleetCommand{name: "apply", jsonLines: opts.output == eventsOutput, waits: opts.wait, applier: opts.applierConfig,
 		run: func(ctx context.Context, getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, run clusterRun) error {
-			if opts.review.on() {
+			if opts.review.on() || opts.check { // --check: refuse before writing
 				return runReviewed(ctx, getter, streams, *opts, run)
 			}
 			return runApply(ctx, getter, streams, *opts, run)

@@ -119,6 +119,9 @@ func runReviewed(ctx context.Context, getter *genericclioptions.ConfigFlags, str
 	if err != nil {
 		return runFailed(err)
 	}
+	if n := printVerdicts(streams.ErrOut, p); n > 0 { // --check's, or a saved plan's
+		return deniedByCheck(n, "nothing was written")
+	}
 	if opts.review.confirm && !fromFleet {
 		// With -o, stdout is for the objects printed after the run.
 		asked := streams

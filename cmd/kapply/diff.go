@@ -49,6 +49,7 @@ type diffOptions struct {
 	prune        pruneOptions
 	ignore       ignoreOptions
 	output       diffOutput
+	check        bool // --check (check.go)
 }
 
 func newDiffCommand(getter *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -134,6 +135,7 @@ objects were diffed and others failed).`,
 	flags.BoolVar(&opts.explain, "explain", false, "after each diff, give every changed field's reason and current owners")
 	flags.BoolVar(&opts.summary, "summary", false, "print one line per object instead of the diffs")
 	addSavePlanFlag(flags, &opts.savePlan)
+	addCheckFlag(flags, &opts.check)
 	flags.BoolVar(&opts.prune.enabled, "prune", false, "also show, as removed, what apply --prune would delete: members of --applyset, or objects matching -l")
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet apply would prune from, [RESOURCE[.GROUP]/]NAME (see kapply apply --help)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds apply would prune, as group/version/kind")
@@ -168,7 +170,7 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	// managedFields are kept where owners are read off them (--explain,
 	// manager rules, a saved plan's changes) or shown.
 	planOpts := planOptionsOf(runOpts, opts.showManaged || noise != nil || opts.savePlan != "")
-	planOpts.OnItem, planOpts.StreamOnly = view.add, opts.savePlan == ""
+	planOpts.OnItem, planOpts.StreamOnly = view.add, opts.savePlan == "" && !opts.check
 	// A saved plan must not write what the rules ignore: it is planned as
 	// kapply plan with the rules plans (the diff shows the same changes).
 	var ignored *ignore.PlanFilter
@@ -197,6 +199,14 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	}
 	if err != nil {
 		return withCode(exitError, err)
+	}
+	if opts.check {
+		if err := checkPlan(ctx, getter, p); err != nil {
+			return withCode(exitError, err)
+		}
+		if n := printVerdicts(streams.ErrOut, p); n > 0 {
+			return deniedByCheck(n, "the diff shows writes the server would refuse")
+		}
 	}
 	if err := savePlan(run, getter, opts.savePlan, p); err != nil {
 		return withCode(exitError, err)

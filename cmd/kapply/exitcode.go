@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/kapply/kapply/pkg/apply"
+	"github.com/kapply/kapply/pkg/check"
 )
 
 // Exit codes, decided here and nowhere else. They follow kubectl: diff uses
@@ -22,6 +23,9 @@ const (
 	// exitError: diff, and kapply's own commands, could not run (bad
 	// flags, no cluster).
 	exitError = 2
+	// exitDenied: --check found a write the cluster's admission policies
+	// deny (plan, diff and apply; apply wrote nothing).
+	exitDenied = 3
 )
 
 // exitError is an error that asks for a particular exit code. Its message,
@@ -96,6 +100,9 @@ func someFailed(failed, total int, what string) error {
 // ApplySet. kubectl exits 1 on every error of these commands (its
 // CheckErr), so scripts cannot tell these from a failed object either.
 func runFailed(err error) error {
+	if refused := (*check.RefusedError)(nil); errors.As(err, &refused) {
+		return withCode(exitError, err) // --check could not read the policies
+	}
 	return withCode(exitFailed, err)
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kapply/kapply/pkg/apply"
 	"github.com/kapply/kapply/pkg/apply/prune"
+	"github.com/kapply/kapply/pkg/check"
 	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/load"
 	"github.com/kapply/kapply/pkg/plan"
@@ -77,6 +78,7 @@ applied. Secret values are never in the file (salted digests only): give apply
 	flags.StringVar(&opts.prune.applySet, "applyset", "", "the ApplySet to prune from, [RESOURCE[.GROUP]/]NAME (e.g. --applyset=web)")
 	flags.StringSliceVar(&opts.prune.allowlist, "prune-allowlist", nil, "with --prune -l: the kinds to prune (e.g. --prune-allowlist=core/v1/ConfigMap)")
 	opts.ignore.addFlags(flags) // the plan leaves what they name as live
+	addCheckFlag(flags, &opts.check)
 	return cmd
 }
 
@@ -108,6 +110,9 @@ func runPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	diff.WritePlanTable(table, p)
 	if out != "-" {
 		fmt.Fprintf(table, "Plan saved to %s; apply it with: kapply apply --plan %s -f ...\n", out, out)
+	}
+	if n := printVerdicts(table, p); n > 0 {
+		return deniedByCheck(n, "the plan keeps the verdicts")
 	}
 	return nil
 }
@@ -155,8 +160,9 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 		// request: Verify checks them on apply --plan.
 		LocalServerSide: opts.serverSide,
 		// Each item is kept as the file holds it once planned: the plan is
-		// saved or executed, never rendered as a diff.
-		Saved: true}
+		// saved or executed, never rendered as a diff. --check needs each
+		// item's merged object first (checkPlan saves the items after).
+		Saved: !opts.check}
 	if opts.prune.enabled {
 		planOpts.Prune = &prune.Options{Selector: opts.selector, ApplySet: opts.prune.applySet, All: opts.prune.all, Allowlist: opts.prune.allowlist}
 	}
@@ -165,6 +171,10 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 		return nil, apply.Input{}, nil, err
 	}
 	setPlanIgnore(ignored, &planOpts)
+	var checker func() (*check.Checker, error)
+	if opts.check {
+		checker = startCheck(ctx, getter)
+	}
 	p, err := applier.Plan(ctx, in, planOpts)
 	ignored.Filter(p)
 	if planErr := (*apply.PlanError)(nil); errors.As(err, &planErr) {
@@ -172,6 +182,18 @@ func planFiles(ctx context.Context, getter *genericclioptions.ConfigFlags, stdin
 	}
 	if err != nil {
 		return nil, apply.Input{}, nil, err
+	}
+	if checker != nil {
+		c, err := checker()
+		if err == nil {
+			err = c.Plan(ctx, p)
+		}
+		if err != nil {
+			return nil, apply.Input{}, nil, err
+		}
+		for i := range p.Items {
+			p.Items[i] = plan.Saved(p.Items[i])
+		}
 	}
 	return applier, in, p, nil
 }

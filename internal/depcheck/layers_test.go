@@ -23,7 +23,7 @@ var layers = [][]string{
 	{"pkg/lastapplied", "pkg/schema", "pkg/history"},
 	{"pkg/merge", "pkg/ownership", "pkg/export", "pkg/cluster"},
 	{"pkg/plan"},
-	{"pkg/load", "pkg/diff", "pkg/wait", "pkg/ignore", "pkg/health"},
+	{"pkg/load", "pkg/diff", "pkg/wait", "pkg/ignore", "pkg/health", "pkg/check"},
 	{"pkg/apply/prune", "pkg/delete"},
 	{"pkg/apply"},
 	{"pkg/fleet"},

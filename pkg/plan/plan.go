@@ -132,6 +132,9 @@ type Item struct {
 	// webhook it waits for.
 	Wave       int
 	WaveReason string
+	// Verdicts are the cluster's admission policies' verdicts on the
+	// item, when the plan was checked (kapply --check).
+	Verdicts []Verdict
 }
 
 // Replaced is a value a patch replaces whole and the live value it was

@@ -90,6 +90,7 @@ type itemJSON struct {
 	Source          Source            `json:"source,omitzero"`
 	Subresource     string            `json:"subresource,omitempty"`
 	UID             string            `json:"uid,omitempty"`
+	Verdicts        []Verdict         `json:"verdicts,omitempty"`
 	Warnings        []string          `json:"warnings,omitempty"`
 	Wave            int               `json:"wave,omitempty"`
 	WaveReason      string            `json:"waveReason,omitempty"`
@@ -188,7 +189,7 @@ func itemToWire(it Item) itemJSON {
 	out := itemJSON{Action: it.Action, ID: idJSON{Group: id.Group, Kind: id.Kind, Name: id.Name, Namespace: id.Namespace, Version: id.Version}, Source: it.Source, UID: it.UID,
 		ResourceVersion: it.ResourceVersion, LastApplied: it.LastApplied, Merged: it.Merged, Labels: it.MergedLabels,
 		Warnings: it.Warnings, DryRunResult: it.DryRunResult, ChangesKnown: it.ChangesKnown, Subresource: it.Subresource, ShareRecord: it.ShareRecord,
-		DigestKeyID: it.DigestKeyID, Wave: it.Wave, WaveReason: it.WaveReason}
+		DigestKeyID: it.DigestKeyID, Wave: it.Wave, WaveReason: it.WaveReason, Verdicts: it.Verdicts}
 	if it.Patch.Type != "" || len(it.Patch.Data) > 0 {
 		out.Patch = &patchJSON{Type: it.Patch.Type, Data: it.Patch.Data}
 	}
@@ -208,7 +209,7 @@ func itemFromWire(in itemJSON) (Item, error) {
 	it := Item{Action: in.Action, ID: in.ID.id(), Source: in.Source, UID: in.UID,
 		ResourceVersion: in.ResourceVersion, LastApplied: in.LastApplied, Merged: in.Merged, MergedLabels: in.Labels,
 		Warnings: in.Warnings, DryRunResult: in.DryRunResult, ChangesKnown: in.ChangesKnown, Subresource: in.Subresource, ShareRecord: in.ShareRecord,
-		DigestKeyID: in.DigestKeyID, Wave: in.Wave, WaveReason: in.WaveReason}
+		DigestKeyID: in.DigestKeyID, Wave: in.Wave, WaveReason: in.WaveReason, Verdicts: in.Verdicts}
 	if in.Patch != nil {
 		it.Patch = Patch{Type: in.Patch.Type, Data: compactJSON(in.Patch.Data)}
 	}
