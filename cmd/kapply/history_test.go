@@ -348,7 +348,7 @@ func TestHistoryOfACustomTypeParent(t *testing.T) {
 	ns := cluster.Namespace(t)
 	group := "history.kapply.test"
 	crd := strings.Replace(fixture.WidgetCRD(group), "metadata: {name: widgets.", `metadata: {labels: {applyset.kubernetes.io/is-parent-type: "true"}, name: widgets.`, 1)
-	mustKapply(t, "apply", "-f", writeFiles(t, map[string]string{"crd.yaml": crd}))
+	mustKapply(t, "apply", "-f", writeFiles(t, map[string]string{"crd.yaml": crd}), "--wait") // established and served before the set names it
 	dir := writeFiles(t, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n"})
 	args := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=widgets." + group + "/wset"}
 	r := kapply(t, args...)
