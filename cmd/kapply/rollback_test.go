@@ -305,3 +305,31 @@ func TestHistoryWithADamagedRevision(t *testing.T) {
 		t.Errorf("want revision 5 recorded after the damaged 4:\n%s", list)
 	}
 }
+
+// TestKubectlMadeSetGetsHistory: a set kubectl made (no history) gets
+// revision 1 from kapply's first apply of it, and rolls back from there.
+func TestKubectlMadeSetGetsHistory(t *testing.T) {
+	testcluster.Require(t, cluster)
+	t.Setenv("KUBECTL_APPLYSET", "true")
+	ns := cluster.Namespace(t)
+	dir := t.TempDir()
+	args := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=made"}
+	for i, v := range []string{"kubectl", "two", "three"} {
+		writeTree(t, dir, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: " + v + "}\n"})
+		if i == 0 {
+			if out := kubectl(t, args...); !strings.Contains(out, "configmap/a") {
+				t.Fatalf("kubectl did not apply:\n%s", out)
+			}
+			continue
+		}
+		mustKapply(t, args...)
+	}
+	list := mustKapply(t, "history", "--applyset=made", "-n", ns).stdout
+	if rows := strings.Split(strings.TrimSpace(list), "\n"); len(rows) != 3 || !strings.HasPrefix(rows[1], "1 ") || !strings.HasPrefix(rows[2], "2 ") {
+		t.Fatalf("want revisions 1 and 2 from kapply's applies of kubectl's set:\n%s", list)
+	}
+	mustKapply(t, "rollback", "--applyset=made", "-n", ns)
+	if got := getObject(t, rollbackConfigMaps, ns, "a").Object["data"].(map[string]any)["k"]; got != "two" {
+		t.Errorf("rollback: a has k=%v, want two", got)
+	}
+}
