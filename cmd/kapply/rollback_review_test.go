@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kapply/kapply/internal/testcluster"
 )
@@ -74,5 +79,93 @@ func TestRollbackRecreatesACRDAndItsCustomResources(t *testing.T) {
 		"g.yaml": "apiVersion: review37.example.com/v1\nkind: RBGadget\nmetadata: {name: g1}\n"})
 	if d := kapply(t, "diff", "-f", dir, "-n", ns, "--prune", "--applyset=web"); d.code != 1 || strings.Contains(d.stderr, "error") {
 		t.Errorf("diff --prune --applyset of a new CRD and its resource: exit %d\n%s", d.code, d.stderr)
+	}
+}
+
+// TestRollbackByAUserWhoMayOnlyRead: a user who may get and list but not
+// write gets a refusal that names the permission, exit 1, and nothing is
+// written (neither a member nor a revision).
+func TestRollbackByAUserWhoMayOnlyRead(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := t.TempDir()
+	applyArgs := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=web"}
+	cm := func(v string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: " + v + "}\n"
+	}
+	writeTree(t, dir, map[string]string{"a.yaml": cm("one")})
+	mustKapply(t, applyArgs...)
+	writeTree(t, dir, map[string]string{"a.yaml": cm("two")})
+	mustKapply(t, applyArgs...)
+	reader := cluster.UserKubeconfig(t, ns, "rollback-reader", []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"secrets", "configmaps"}, Verbs: []string{"get", "list"}}})
+	for _, args := range [][]string{{"rollback", "--applyset=web", "-n", ns}, {"rollback", "--applyset=web", "-n", ns, "-o", "-"}} {
+		r := kapplyVia(t, reader, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "forbidden") || !strings.Contains(r.stderr, "configmap") {
+			t.Errorf("%v by a reader: want exit 1 naming the forbidden write, got %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stderr, "panic") {
+			t.Errorf("%v: %s", args, r.stderr)
+		}
+	}
+	if got := getObject(t, rollbackConfigMaps, ns, "a").Object["data"].(map[string]any)["k"]; got != "two" {
+		t.Errorf("a reader's rollback wrote: a has k=%v", got)
+	}
+	if out := mustKapply(t, "history", "--applyset=web", "-n", ns).stdout; strings.Count(strings.TrimSpace(out), "\n") != 2 {
+		t.Errorf("a reader's rollback recorded a revision:\n%s", out)
+	}
+}
+
+// TestRollbackServerSide: v1 and v2 applied server-side (v2 changes a
+// value and adds a key); rollback --server-side restores the value and
+// removes the key v2 added, and is a revision with kapply's manager.
+func TestRollbackServerSide(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := t.TempDir()
+	applyArgs := []string{"apply", "--server-side", "-f", dir, "-n", ns, "--prune", "--applyset=web"}
+	writeTree(t, dir, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: one}\n"})
+	mustKapply(t, applyArgs...)
+	writeTree(t, dir, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: two, added: x}\n",
+		"b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {k: b}\n"})
+	mustKapply(t, applyArgs...)
+	mustKapply(t, "rollback", "--server-side", "--applyset=web", "-n", ns)
+	data := getObject(t, rollbackConfigMaps, ns, "a").Object["data"].(map[string]any)
+	if data["k"] != "one" || data["added"] != nil {
+		t.Errorf("a after a server-side rollback: %v, want {k: one}", data)
+	}
+	if !absent(t, rollbackConfigMaps, ns, "b") {
+		t.Error("b, added by v2, is still there")
+	}
+}
+
+// TestRollbackPlanRefusedAfterAConcurrentWrite: between rollback -o and
+// apply --plan another writer changes a member; the plan is refused naming
+// it and nothing of the plan is written.
+func TestRollbackPlanRefusedAfterAConcurrentWrite(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := t.TempDir()
+	applyArgs := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=web"}
+	cms := func(v string) map[string]string {
+		return map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: " + v + "}\n",
+			"b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {k: " + v + "}\n"}
+	}
+	writeTree(t, dir, cms("one"))
+	mustKapply(t, applyArgs...)
+	writeTree(t, dir, cms("two"))
+	mustKapply(t, applyArgs...)
+	planFile := filepath.Join(t.TempDir(), "rollback.json")
+	mustKapply(t, "rollback", "--applyset=web", "-n", ns, "-o", planFile)
+	if _, err := dynClient(t).Resource(rollbackConfigMaps).Namespace(ns).Patch(context.Background(), "b", types.MergePatchType,
+		[]byte(`{"data":{"k":"other"}}`), metav1.PatchOptions{FieldManager: "someone"}); err != nil {
+		t.Fatal(err)
+	}
+	r := kapply(t, "apply", "--plan", planFile, "-n", ns, "--applyset=web")
+	if r.code == 0 || !strings.Contains(r.stderr, "ConfigMap/b") || !strings.Contains(r.stderr, "changed since the plan") {
+		t.Errorf("a rollback plan after a concurrent write: want it refused naming b, got %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := getObject(t, rollbackConfigMaps, ns, "b").Object["data"].(map[string]any)["k"]; got != "other" {
+		t.Errorf("the concurrent write was overwritten: b has k=%v", got)
 	}
 }
