@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kapply/kapply/internal/fixture"
 	"github.com/kapply/kapply/internal/testcluster"
 )
 
@@ -167,5 +168,76 @@ func TestRollbackPlanRefusedAfterAConcurrentWrite(t *testing.T) {
 	}
 	if got := getObject(t, rollbackConfigMaps, ns, "b").Object["data"].(map[string]any)["k"]; got != "other" {
 		t.Errorf("the concurrent write was overwritten: b has k=%v", got)
+	}
+}
+
+// TestRollbackOfACustomTypeParentThroughASavedPlan: a Widget parent keeps
+// its history in --history-namespace; rollback and its saved plan need
+// the flag (refused by name without it), and apply --plan with it rolls
+// back and records the rollback as a revision there.
+func TestRollbackOfACustomTypeParentThroughASavedPlan(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	group := "rollback37.kapply.test"
+	crd := strings.Replace(fixture.WidgetCRD(group), "metadata: {name: widgets.", `metadata: {labels: {applyset.kubernetes.io/is-parent-type: "true"}, name: widgets.`, 1)
+	mustKapply(t, "apply", "-f", writeFiles(t, map[string]string{"crd.yaml": crd}))
+	dir := t.TempDir()
+	set := "--applyset=widgets." + group + "/wset"
+	applyArgs := []string{"apply", "-f", dir, "-n", ns, "--prune", set, "--history-namespace", ns}
+	cm := func(v string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: " + v + "}\n"
+	}
+	writeTree(t, dir, map[string]string{"a.yaml": cm("one")})
+	mustKapply(t, applyArgs...)
+	writeTree(t, dir, map[string]string{"a.yaml": cm("two")})
+	mustKapply(t, applyArgs...)
+
+	if r := kapply(t, "rollback", set, "-n", ns); r.code == 0 || !strings.Contains(r.stderr, "--history-namespace") {
+		t.Errorf("rollback without --history-namespace: want it refused naming the flag, got %d\n%s", r.code, r.stderr)
+	}
+	planFile := filepath.Join(t.TempDir(), "rollback.json")
+	mustKapply(t, "rollback", set, "-n", ns, "--history-namespace", ns, "-o", planFile)
+	if r := kapply(t, "apply", "--plan", planFile, "-n", ns, set); r.code == 0 || !strings.Contains(r.stderr, "--history-namespace") {
+		t.Errorf("apply --plan of the rollback without --history-namespace: want it refused naming the flag, got %d\n%s", r.code, r.stderr)
+	}
+	if got := getObject(t, rollbackConfigMaps, ns, "a").Object["data"].(map[string]any)["k"]; got != "two" {
+		t.Fatalf("a refused run wrote: a has k=%v", got)
+	}
+	mustKapply(t, "apply", "--plan", planFile, "-n", ns, set, "--history-namespace", ns)
+	if got := getObject(t, rollbackConfigMaps, ns, "a").Object["data"].(map[string]any)["k"]; got != "one" {
+		t.Errorf("a has k=%v after the rollback, want one", got)
+	}
+	out := mustKapply(t, "history", set, "-n", ns, "--history-namespace", ns).stdout
+	if !strings.Contains(out, `"rollback to revision 1"`) {
+		t.Errorf("the rollback is not a revision:\n%s", out)
+	}
+}
+
+// TestRollbackOfAConfigMapParentAndASetKubectlMade: kubectl makes the
+// set (a ConfigMap parent), kapply applies twice (its history starts
+// there); rollback goes back to kapply's first revision, with the
+// history in ConfigMaps.
+func TestRollbackOfAConfigMapParentAndASetKubectlMade(t *testing.T) {
+	testcluster.Require(t, cluster)
+	requireKubectl(t)
+	t.Setenv("KUBECTL_APPLYSET", "true")
+	ns := cluster.Namespace(t)
+	dir := t.TempDir()
+	cm := func(v string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: " + v + "}\n"
+	}
+	writeTree(t, dir, map[string]string{"a.yaml": cm("zero")})
+	kubectl(t, "apply", "-f", dir, "-n", ns, "--prune", "--applyset=configmaps/web")
+	applyArgs := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=configmaps/web"}
+	writeTree(t, dir, map[string]string{"a.yaml": cm("one")})
+	mustKapply(t, applyArgs...)
+	writeTree(t, dir, map[string]string{"a.yaml": cm("two")})
+	mustKapply(t, applyArgs...)
+	mustKapply(t, "rollback", "--applyset=configmaps/web", "-n", ns)
+	if got := getObject(t, rollbackConfigMaps, ns, "a").Object["data"].(map[string]any)["k"]; got != "one" {
+		t.Errorf("a has k=%v after the rollback, want one", got)
+	}
+	if r := kapply(t, "rollback", "--applyset=configmaps/web", "-n", ns, "--to-revision", "1"); r.code != 0 {
+		t.Errorf("--to-revision 1: %d %s", r.code, r.stderr)
 	}
 }
