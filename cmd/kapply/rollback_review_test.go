@@ -241,3 +241,44 @@ func TestRollbackOfAConfigMapParentAndASetKubectlMade(t *testing.T) {
 		t.Errorf("--to-revision 1: %d %s", r.code, r.stderr)
 	}
 }
+
+// TestRollbackRefusalsNameWhatIsWrong: a revision past the newest is
+// said not to exist (not "not kept"); -n forgotten names the namespace
+// searched; a Secret of another namespace given with -f is named as
+// errors name objects (Secret ns/name); a negative revision is a usage
+// error (exit 2); nothing is written.
+func TestRollbackRefusalsNameWhatIsWrong(t *testing.T) {
+	testcluster.Require(t, cluster)
+	ns := cluster.Namespace(t)
+	dir := t.TempDir()
+	applyArgs := []string{"apply", "-f", dir, "-n", ns, "--prune", "--applyset=web"}
+	secret := "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {password: pw-review37-1}\n"
+	writeTree(t, dir, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: one}\n", "s.yaml": secret})
+	mustKapply(t, applyArgs...)
+	writeTree(t, dir, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: two}\n", "s.yaml": secret})
+	mustKapply(t, applyArgs...)
+	other := writeFiles(t, map[string]string{"s.yaml": strings.Replace(secret, "name: creds}", "name: creds, namespace: elsewhere}", 1)})
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"--to-revision", "7", "-n", ns}, 1, []string{"no revision 7", "the newest is 2"}},
+		{[]string{"--to-revision", "-1", "-n", ns}, 2, []string{"numbered from 1"}},
+		{nil, 1, []string{"secret/web in namespace default", "no revisions"}},
+		{[]string{"-n", ns, "-f", other}, 1, []string{"Secret elsewhere/creds", "Secret " + ns + "/creds"}},
+	} {
+		r := kapply(t, append([]string{"rollback", "--applyset=web"}, c.args...)...)
+		for _, want := range c.want {
+			if r.code != c.code || !strings.Contains(r.stderr, want) {
+				t.Errorf("rollback %v: want exit %d and %q, got %d\n%s", c.args, c.code, want, r.code, r.stderr)
+			}
+		}
+		if strings.Contains(r.stdout+r.stderr, "pw-review37-1") {
+			t.Errorf("rollback %v printed the Secret's value", c.args)
+		}
+	}
+	if got := getObject(t, rollbackConfigMaps, ns, "a").Object["data"].(map[string]any)["k"]; got != "two" {
+		t.Errorf("a refused rollback wrote: a has k=%v", got)
+	}
+}
