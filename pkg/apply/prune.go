@@ -49,6 +49,11 @@ func (r *runner) pruneApplySet(ctx context.Context, s *prune.Set, keep prune.Dec
 	var events []Event
 	for gk := range s.Kinds() {
 		mapping, err := r.mapper.RESTMapping(gk)
+		if _, fromRun := r.crds[gk]; err != nil && fromRun && meta.IsNoMatchError(err) {
+			// A plan's kind whose CRD the run creates: the server serves
+			// none yet, so there is nothing of it to prune.
+			continue
+		}
 		if err != nil {
 			events = append(events, pruneFailed(fmt.Errorf("pruning %s: %w", gk, err)))
 			continue

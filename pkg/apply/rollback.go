@@ -118,7 +118,12 @@ func (r *runner) rollbackInput(ctx context.Context, ref ApplySetRef, revision in
 	if err != nil {
 		return Input{}, 0, err
 	}
-	target, err := rollbackTarget(revs, revision, set.String())
+	name := set.String()
+	if set.Namespace != "" {
+		// Named with its namespace: -n forgotten finds no history.
+		name += " in namespace " + set.Namespace
+	}
+	target, err := rollbackTarget(revs, revision, name)
 	if err != nil {
 		return Input{}, 0, err
 	}
@@ -140,6 +145,9 @@ func rollbackTarget(revs []history.Revision, number int, set string) (history.Re
 		}
 		return history.Revision{}, fmt.Errorf("ApplySet %s has no complete revision before revision %d to roll back to", set, revs[len(revs)-1].Number)
 	}
+	if newest := revs[len(revs)-1].Number; number > newest {
+		return history.Revision{}, fmt.Errorf("ApplySet %s has no revision %d (the newest is %d)", set, number, newest)
+	}
 	for _, rev := range revs {
 		if rev.Number != number {
 			continue
@@ -160,10 +168,14 @@ func rollbackTarget(revs []history.Revision, number int, set string) (history.Re
 func (r *runner) revisionInput(rev history.Revision, secrets Input) (Input, error) {
 	refused := &RollbackRefusedError{Revision: rev.Number}
 	given := map[string]*unstructured.Unstructured{}
+	// names are the given objects as errors name them (not MemberID's key).
+	names := map[string]string{}
 	scopes := map[schema.GroupVersionKind]bool{}
 	for _, s := range secrets.Objects {
 		s = r.configurationOf(s, scopes)
-		given[history.MemberID(s.Object)] = s
+		id := history.MemberID(s.Object)
+		given[id] = s
+		names[id] = eventName(Event{Object: s})
 	}
 	var in Input
 	for _, m := range rev.Members {
@@ -182,7 +194,7 @@ func (r *runner) revisionInput(rev history.Revision, secrets Input) (Input, erro
 		in.Objects = append(in.Objects, obj)
 	}
 	for id := range given {
-		refused.NotSecrets = append(refused.NotSecrets, id)
+		refused.NotSecrets = append(refused.NotSecrets, names[id])
 	}
 	sort.Strings(refused.NotSecrets)
 	if len(refused.MissingSecrets) > 0 || len(refused.NotSecrets) > 0 {
