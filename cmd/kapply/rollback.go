@@ -125,8 +125,12 @@ func runRollback(ctx context.Context, getter *genericclioptions.ConfigFlags, str
 		}
 		diff.WritePlanTable(table, p)
 		if opts.planOut != "-" {
-			fmt.Fprintf(table, "Rollback plan saved to %s; apply it with: kapply apply --plan %s --applyset %s (and -f with the Secrets it names)\n",
-				opts.planOut, opts.planOut, opts.applySet)
+			historyNamespace := ""
+			if opts.history.namespace != "" {
+				historyNamespace = " --history-namespace " + opts.history.namespace
+			}
+			fmt.Fprintf(table, "Rollback plan saved to %s; apply it with: kapply apply --plan %s --applyset %s%s (and -f with the Secrets it names)\n",
+				opts.planOut, opts.planOut, opts.applySet, historyNamespace)
 		}
 		return nil
 	}

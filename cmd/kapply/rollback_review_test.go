@@ -245,7 +245,8 @@ func TestRollbackOfAConfigMapParentAndASetKubectlMade(t *testing.T) {
 // TestRollbackRefusalsNameWhatIsWrong: a revision past the newest is
 // said not to exist (not "not kept"); -n forgotten names the namespace
 // searched; a Secret of another namespace given with -f is named as
-// errors name objects (Secret ns/name); a negative revision is a usage
+// errors name objects (Secret ns/name), and one given twice is refused
+// (no guess which value is meant); a negative revision is a usage
 // error (exit 2); nothing is written.
 func TestRollbackRefusalsNameWhatIsWrong(t *testing.T) {
 	testcluster.Require(t, cluster)
@@ -258,6 +259,7 @@ func TestRollbackRefusalsNameWhatIsWrong(t *testing.T) {
 	writeTree(t, dir, map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: two}\n", "s.yaml": secret})
 	mustKapply(t, applyArgs...)
 	other := writeFiles(t, map[string]string{"s.yaml": strings.Replace(secret, "name: creds}", "name: creds, namespace: elsewhere}", 1)})
+	twice := writeFiles(t, map[string]string{"s.yaml": secret + "---\n" + strings.Replace(secret, "pw-review37-1", "pw-review37-2", 1)})
 	for _, c := range []struct {
 		args []string
 		code int
@@ -267,6 +269,7 @@ func TestRollbackRefusalsNameWhatIsWrong(t *testing.T) {
 		{[]string{"--to-revision", "-1", "-n", ns}, 2, []string{"numbered from 1"}},
 		{nil, 1, []string{"secret/web in namespace default", "no revisions"}},
 		{[]string{"-n", ns, "-f", other}, 1, []string{"Secret elsewhere/creds", "Secret " + ns + "/creds"}},
+		{[]string{"-n", ns, "-f", twice}, 1, []string{"more than once: Secret " + ns + "/creds"}},
 	} {
 		r := kapply(t, append([]string{"rollback", "--applyset=web"}, c.args...)...)
 		for _, want := range c.want {
@@ -274,7 +277,7 @@ func TestRollbackRefusalsNameWhatIsWrong(t *testing.T) {
 				t.Errorf("rollback %v: want exit %d and %q, got %d\n%s", c.args, c.code, want, r.code, r.stderr)
 			}
 		}
-		if strings.Contains(r.stdout+r.stderr, "pw-review37-1") {
+		if strings.Contains(r.stdout+r.stderr, "pw-review37-") {
 			t.Errorf("rollback %v printed the Secret's value", c.args)
 		}
 	}

@@ -44,6 +44,9 @@ type RollbackRefusedError struct {
 	MissingSecrets []string
 	// NotSecrets are given objects that are not Secrets of the revision.
 	NotSecrets []string
+	// GivenTwice are Secrets -f gives more than once (which values to
+	// restore is not for kapply to guess).
+	GivenTwice []string
 	// Immutable are the objects whose rollback changes an immutable field:
 	// "<object>: <field> (server's message)". kapply rollback --force
 	// deletes and re-creates them instead, as apply --force does.
@@ -58,6 +61,9 @@ func (e *RollbackRefusedError) Error() string {
 	}
 	if len(e.NotSecrets) > 0 {
 		parts = append(parts, fmt.Sprintf("-f gives only the Secrets of revision %d; not one: %s", e.Revision, strings.Join(e.NotSecrets, ", ")))
+	}
+	if len(e.GivenTwice) > 0 {
+		parts = append(parts, fmt.Sprintf("-f gives more than once: %s", strings.Join(e.GivenTwice, ", ")))
 	}
 	for _, im := range e.Immutable {
 		parts = append(parts, fmt.Sprintf("rolling back %s changes an immutable field (nothing was written; --force deletes and re-creates the object)", im))
@@ -174,6 +180,9 @@ func (r *runner) revisionInput(rev history.Revision, secrets Input) (Input, erro
 	for _, s := range secrets.Objects {
 		s = r.configurationOf(s, scopes)
 		id := history.MemberID(s.Object)
+		if _, twice := given[id]; twice {
+			refused.GivenTwice = append(refused.GivenTwice, eventName(Event{Object: s}))
+		}
 		given[id] = s
 		names[id] = eventName(Event{Object: s})
 	}
@@ -197,7 +206,7 @@ func (r *runner) revisionInput(rev history.Revision, secrets Input) (Input, erro
 		refused.NotSecrets = append(refused.NotSecrets, names[id])
 	}
 	sort.Strings(refused.NotSecrets)
-	if len(refused.MissingSecrets) > 0 || len(refused.NotSecrets) > 0 {
+	if len(refused.MissingSecrets) > 0 || len(refused.NotSecrets) > 0 || len(refused.GivenTwice) > 0 {
 		return Input{}, refused
 	}
 	if len(in.Objects) == 0 {
