@@ -11,7 +11,7 @@ import (
 )
 
 // checkRenderFiles are TestCheckFlag's two ConfigMaps in one file, bad
-// second (its document starts on line 5), so that a verdict's line is the
+// second (its document starts on line 6, after the separator), so that a verdict's line is the
 // object's own.
 const checkRenderFiles = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good, labels: {team: a}}\ndata: {a: '1', b: '2', c: '3'}\n" +
 	"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata: {a: '1'}\n"
@@ -44,7 +44,7 @@ func TestCheckRendered(t *testing.T) {
 	}
 
 	r = kapply(t, "diff", "--check", "--local", "-o", "markdown", "--github", "-f", dir, "-n", ns)
-	wantErr := fmt.Sprintf("::error file=%s,line=5::ConfigMap %s/bad: denied by --check: %s", file, ns, team)
+	wantErr := fmt.Sprintf("::error file=%s,line=6::ConfigMap %s/bad: denied by --check: %s", file, ns, team)
 	wantWarn := fmt.Sprintf("::warning file=%s,line=1::ConfigMap %s/good: Warning: %s", file, ns, size)
 	if r.code != 3 || !strings.Contains(r.stdout, "(denied by --check)") || !strings.Contains(r.stdout, "# check: denied: "+team) ||
 		!strings.Contains(r.stderr, wantErr) || !strings.Contains(r.stderr, wantWarn) {
@@ -82,7 +82,7 @@ func TestCheckDiffServerDryRun(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"cms.yaml": checkRenderFiles})
 	denial := "denied by --check: ConfigMap/bad -n " + ns + ": ValidatingAdmissionPolicy " + ns + "-team (binding " + ns + "-team): a ConfigMap needs a team label"
 	r := kapply(t, "diff", "--check", "-f", dir, "-n", ns)
-	if r.code != 3 || !strings.Contains(r.stderr, denial) || strings.Contains(r.stderr, "error:") || !strings.Contains(r.stdout, "v1.ConfigMap."+ns+".bad") {
+	if r.code != 3 || !strings.Contains(r.stderr, denial) || strings.Contains(r.stderr, "server dry run") || !strings.Contains(r.stdout, "v1.ConfigMap."+ns+".bad") {
 		t.Errorf("diff --check (server dry run): exit %d, want 3 with %q, no error, and bad's diff:\n%s%s", r.code, denial, r.stdout, r.stderr)
 	}
 }
