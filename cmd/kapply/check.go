@@ -11,8 +11,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kapply/kapply/pkg/check"
+	"github.com/kapply/kapply/pkg/diff"
 	"github.com/kapply/kapply/pkg/plan"
-	"github.com/kapply/kapply/pkg/shown"
 )
 
 // addCheckFlag registers --check on plan, diff and apply.
@@ -22,7 +22,7 @@ func addCheckFlag(flags *pflag.FlagSet, enabled *bool) {
 
 // startCheck reads the cluster's admission policies while the plan is
 // made (most of what --check adds is these reads and compiling the
-// policies); checkPlan then waits for them.
+// policies); the function returned waits for them.
 func startCheck(ctx context.Context, getter *genericclioptions.ConfigFlags) func() (*check.Checker, error) {
 	type loaded struct {
 		checker *check.Checker
@@ -37,17 +37,6 @@ func startCheck(ctx context.Context, getter *genericclioptions.ConfigFlags) func
 		l := <-done
 		return l.checker, l.err
 	}
-}
-
-// checkPlan sets the verdicts of the cluster's admission policies on p's
-// items. A user who may not read the policies gets a check.RefusedError
-// (exit 2, see runFailed).
-func checkPlan(ctx context.Context, getter *genericclioptions.ConfigFlags, p *plan.Plan) error {
-	checker, err := loadChecker(ctx, getter)
-	if err != nil {
-		return err
-	}
-	return checker.Plan(ctx, p)
 }
 
 func loadChecker(ctx context.Context, getter *genericclioptions.ConfigFlags) (*check.Checker, error) {
@@ -79,24 +68,10 @@ func printVerdicts(w io.Writer, p *plan.Plan) int {
 			if v.Outcome == plan.Audited {
 				continue
 			}
-			fmt.Fprintf(w, "%s: %s: %s\n", verdictWord[v.Outcome], it.ID, verdictText(v))
+			fmt.Fprintf(w, "%s: %s: %s\n", diff.VerdictWords[v.Outcome], it.ID, diff.VerdictText(v))
 		}
 	}
 	return len(p.DeniedItems())
-}
-
-var verdictWord = map[plan.Outcome]string{plan.Denied: "denied by --check", plan.Warned: "Warning", plan.Unknown: "unknown to --check"}
-
-// verdictText names the policy and binding, and the policy's message
-// (shown.Text: a message may quote the object's values).
-func verdictText(v plan.Verdict) string {
-	switch {
-	case v.Binding != "":
-		return fmt.Sprintf("ValidatingAdmissionPolicy %s (binding %s): %s", shown.Text(v.Policy), shown.Text(v.Binding), shown.Text(v.Message))
-	case v.Policy != "":
-		return fmt.Sprintf("%s: %s", shown.Text(v.Policy), shown.Text(v.Message))
-	}
-	return shown.Text(v.Message)
 }
 
 // deniedByCheck is the error of a command whose plan a policy denies.

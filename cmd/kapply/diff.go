@@ -165,7 +165,9 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	view := newPlanView(printer, externalDiff() == "" && !opts.output.reports(), in.Objects)
+	// --check's verdicts are known once the plan is: the comparisons are
+	// rendered after (with them), not as each item is planned.
+	view := newPlanView(printer, externalDiff() == "" && !opts.output.reports() && !opts.check, in.Objects)
 	view.noise = noise
 	// managedFields are kept where owners are read off them (--explain,
 	// manager rules, a saved plan's changes) or shown.
@@ -188,7 +190,13 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 	case err != nil && !partial:
 		return withCode(exitError, err)
 	}
+	if opts.check {
+		if err := checkDiff(ctx, getter, view, p, planErr); err != nil {
+			return withCode(exitError, err)
+		}
+	}
 	comparisons, failed, total := view.collect(streams.ErrOut, p, planErr)
+	withVerdicts(comparisons, p)
 	failures := failuresOf(failed)
 	differ, err := jsonOut.diff(comparisons, failures, len(failed))
 	if jsonOut == nil {
@@ -201,9 +209,6 @@ func runDiff(ctx context.Context, getter *genericclioptions.ConfigFlags, streams
 		return withCode(exitError, err)
 	}
 	if opts.check {
-		if err := checkPlan(ctx, getter, p); err != nil {
-			return withCode(exitError, err)
-		}
 		if n := printVerdicts(streams.ErrOut, p); n > 0 {
 			return deniedByCheck(n, "the diff shows writes the server would refuse")
 		}

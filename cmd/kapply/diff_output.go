@@ -78,7 +78,7 @@ func showOutput(ctx context.Context, streams genericiooptions.IOStreams, printer
 		return false, fmt.Errorf("writing the report: %w", err)
 	}
 	if o.github {
-		if err := writeGitHub(streams.ErrOut, report, failures); err != nil {
+		if err := writeGitHub(streams.ErrOut, report, failures, comparisons); err != nil {
 			return false, err
 		}
 	}
@@ -88,8 +88,9 @@ func showOutput(ctx context.Context, streams genericiooptions.IOStreams, printer
 // writeGitHub appends the report to the job's summary file, when the
 // runner names one, and prints the failures as workflow commands to w,
 // stderr: the runner reads commands there as on stdout, and the markdown
-// on stdout stays clean for a comment.
-func writeGitHub(out io.Writer, report string, failures []diff.Failure) error {
+// on stdout stays clean for a comment. The verdicts of --check follow, on
+// the lines of the objects' documents.
+func writeGitHub(out io.Writer, report string, failures []diff.Failure, comparisons []diff.Comparison) error {
 	if path := os.Getenv(githubStepSummary); path != "" {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -103,7 +104,7 @@ func writeGitHub(out io.Writer, report string, failures []diff.Failure) error {
 			return fmt.Errorf("writing $%s (%s): %w", githubStepSummary, path, err)
 		}
 	}
-	_, err := io.WriteString(out, diff.GitHubErrors(failures))
+	_, err := io.WriteString(out, diff.GitHubErrors(failures)+diff.GitHubVerdicts(comparisons))
 	return err
 }
 

@@ -44,7 +44,7 @@ func (e *eventWriter) diff(comparisons []diff.Comparison, failures []diff.Failur
 			ev.ChangedPaths = changedPaths(c)
 		}
 		id := c.Object.ID
-		ev.Object = &id
+		ev.Object, ev.Verdicts = &id, c.Object.Verdicts
 		if c.Object.Source != "" && c.Object.Source != prunedSource {
 			ev.Source = &plan.Source{File: c.Object.Source}
 		}

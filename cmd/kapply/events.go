@@ -73,6 +73,9 @@ type jsonEvent struct {
 	// leaf fields that would (never their values).
 	Differs      *bool    `json:"differs,omitempty"`
 	ChangedPaths []string `json:"changedPaths,omitempty"`
+	// Verdicts: kapply --check's on the object's write (a Secret's
+	// messages withheld, as in the plan file).
+	Verdicts []plan.Verdict `json:"verdicts,omitempty"`
 	// SummaryType: objects per operation, and per wait status.
 	Counts     map[string]int `json:"counts,omitempty"`
 	WaitCounts map[string]int `json:"waitCounts,omitempty"`

@@ -76,7 +76,7 @@ func HTML(comparisons []Comparison, failures []Failure, opts Options) (string, e
 				return "", fmt.Errorf("the HTML report of %s needs both sides of its diff", c.Object.Ref)
 			}
 			obj.Lines = diffLines(c, opts)
-			obj.Why = strings.TrimSpace(explain(c, opts))
+			obj.Why = strings.TrimSpace(explain(c, opts) + explainVerdicts(c.Object))
 		}
 		report.Objects = append(report.Objects, obj)
 	}

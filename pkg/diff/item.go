@@ -18,7 +18,8 @@ import (
 // or delete. Its changes, with their owners, explain the diff. The
 // caller names the object (Ref) and its file (Source is the item's).
 func FromItem(it plan.Item, live map[string]any) (Object, error) {
-	obj := Object{Name: kubectlName(it.ID), ID: it.ID, Source: it.Source.File, Live: live}
+	obj := Object{Name: kubectlName(it.ID), ID: it.ID, Source: it.Source.File, Line: it.Source.Line, Live: live,
+		Verdicts: it.Verdicts}
 	if it.Wave > 0 || it.WaveReason != "" {
 		obj.Wave = fmt.Sprintf("%d", it.Wave)
 		if it.WaveReason != "" {

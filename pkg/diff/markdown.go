@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kapply/kapply/pkg/plan"
 	"github.com/kapply/kapply/pkg/shown"
 )
 
@@ -89,7 +90,11 @@ func markdownBlocks(comparisons []Comparison, failures []Failure) ([]markdownBlo
 		if err != nil {
 			return nil, err
 		}
-		blocks = append(blocks, detailsBlock(c.label(), "diff", text))
+		label := c.label()
+		if worst := worstOutcome(c.Object.Verdicts); worst == plan.Denied || worst == plan.Warned {
+			label += " (" + VerdictWords[worst] + ")"
+		}
+		blocks = append(blocks, detailsBlock(label, "diff", explainVerdicts(c.Object)+text))
 	}
 	return blocks, nil
 }

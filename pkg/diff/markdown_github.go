@@ -15,18 +15,27 @@ import (
 func GitHubErrors(failures []Failure) string {
 	var b strings.Builder
 	for _, f := range failures {
-		var props []string
-		if f.File != "" {
-			props = append(props, "file="+shown.WorkflowProperty(shown.Text(f.File)))
-			if f.Line > 0 {
-				props = append(props, fmt.Sprintf("line=%d", f.Line))
-			}
-		}
 		message := f.Message
 		if f.Kind != "" || f.Name != "" {
 			message = f.Identity.String() + ": " + message
 		}
-		fmt.Fprintf(&b, "::error %s::%s\n", strings.Join(props, ","), shown.WorkflowMessage(message))
+		b.WriteString(workflowCommand("error", f.File, f.Line, message))
 	}
-	return strings.ReplaceAll(b.String(), "::error ::", "::error::")
+	return b.String()
+}
+
+// workflowCommand is one `::COMMAND file=F,line=L::MESSAGE` line (the
+// properties left out when the file is unknown, the line when 0).
+func workflowCommand(command, file string, line int, message string) string {
+	var props []string
+	if file != "" {
+		props = append(props, "file="+shown.WorkflowProperty(shown.Text(file)))
+		if line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", line))
+		}
+	}
+	if len(props) == 0 {
+		return fmt.Sprintf("::%s::%s\n", command, shown.WorkflowMessage(message))
+	}
+	return fmt.Sprintf("::%s %s::%s\n", command, strings.Join(props, ","), shown.WorkflowMessage(message))
 }

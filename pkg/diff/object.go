@@ -17,8 +17,10 @@ type Object struct {
 	Ref string
 	// ID is the object's identity, for machine-read output (-o events).
 	ID plan.ID
-	// Source is the file the object came from.
+	// Source is the file the object came from, Line where its document
+	// starts in it (0: unknown).
 	Source string
+	Line   int
 	// Live is the object now; nil when apply would create it.
 	Live map[string]any
 	// After is the object as apply would leave it; nil when apply would
@@ -34,6 +36,8 @@ type Object struct {
 	// Wave is the wave of a run of several the object is sent in, and
 	// why ("2 (sync-wave 1)"); --explain says it. Empty: one wave.
 	Wave string
+	// Verdicts are kapply --check's on the object's write (plan.Item's).
+	Verdicts []plan.Verdict
 }
 
 // Owners answers, for a field path, which managers own it now.

@@ -57,7 +57,7 @@ func (p Printer) render(c Comparison) (string, error) {
 		return "", err
 	}
 	if p.Options.Explain {
-		text += explainWave(c.Object) + explain(c, p.Options) + c.Object.Notes
+		text += explainWave(c.Object) + explain(c, p.Options) + explainVerdicts(c.Object) + c.Object.Notes
 	}
 	return paint(text, p.Options.Color), nil
 }

@@ -27,7 +27,13 @@ func WritePlanTable(w io.Writer, p *plan.Plan) {
 	if waves {
 		fmt.Fprint(tw, "WAVE\t")
 	}
-	fmt.Fprintln(tw, "NAMESPACE\tKIND\tNAME\tOPERATION\tFIELDS\tREASON")
+	fmt.Fprint(tw, "NAMESPACE\tKIND\tNAME\tOPERATION\tFIELDS\tREASON")
+	// A checked plan (kapply --check) says each item's verdicts.
+	check := checked(p)
+	if check {
+		fmt.Fprint(tw, "\tCHECK")
+	}
+	fmt.Fprintln(tw)
 	for _, it := range p.Items {
 		counts[it.Action]++
 		if it.Action == plan.Unchanged {
@@ -48,7 +54,11 @@ func WritePlanTable(w io.Writer, p *plan.Plan) {
 		if waves {
 			fmt.Fprintf(tw, "%s\t", waveColumn(it))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ns, shown.Text(kind), shown.Text(it.ID.Name), operationOf(it.Action), fields, reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s", ns, shown.Text(kind), shown.Text(it.ID.Name), operationOf(it.Action), fields, reason)
+		if check {
+			fmt.Fprintf(tw, "\t%s", checkColumn(it))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	line := fmt.Sprintf("Plan: %d to create, %d to patch", counts[plan.Create], counts[plan.Update])
