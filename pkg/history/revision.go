@@ -51,8 +51,8 @@ func (c Counts) String() string {
 const Removed = secretmask.Mask
 
 // Scrub returns a copy of obj fit to be stored: a v1 Secret's values are
-// replaced by Removed (their keys kept), and its last-applied annotation,
-// which may hold them, is dropped.
+// replaced by Removed (their keys kept), and its last-applied records,
+// which may hold them, are dropped.
 func Scrub(obj map[string]any) map[string]any {
 	out := unstructured.Unstructured{Object: obj}
 	out = *out.DeepCopy()
@@ -69,17 +69,17 @@ func Scrub(obj map[string]any) map[string]any {
 			values[k] = Removed
 		}
 	}
+	// Both records, kubectl's and kapply's compact one: either holds the
+	// values when kubectl or --secret-record=plain wrote it.
 	annotations := out.GetAnnotations()
-	if _, ok := annotations[lastAppliedAnnotation]; ok {
-		delete(annotations, lastAppliedAnnotation)
+	if annotations != nil {
+		for _, record := range fieldpath.RecordAnnotations {
+			delete(annotations, record)
+		}
 		out.SetAnnotations(annotations)
 	}
 	return out.Object
 }
-
-// lastAppliedAnnotation is kubectl's record, which holds a Secret's values
-// when kubectl wrote it.
-const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // MemberID names a member: apiVersion's group, kind, namespace and name.
 func MemberID(obj map[string]any) string {

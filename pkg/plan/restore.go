@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/kapply/kapply/pkg/fieldpath"
 	"github.com/kapply/kapply/pkg/lastapplied"
 	"github.com/kapply/kapply/pkg/secretmask"
 )
@@ -91,7 +92,9 @@ func sameValues(it Item, file map[string]any) error {
 // sameSecretValue: planned is v's digest, or v itself (a plan that was
 // never encoded).
 func sameSecretValue(k lastapplied.DigestKey, planned any, field, key string, v any) bool {
-	return lastapplied.MatchesRedacted(k, planned, field, key, v) || planned == v
+	// Not Go's ==, which panics on two maps or lists: a hand-edited plan
+	// or file may hold one where a value belongs.
+	return lastapplied.MatchesRedacted(k, planned, field, key, v) || fieldpath.Equal(planned, v)
 }
 
 // patchObject is the object an apply body holds (nil when it holds none).
